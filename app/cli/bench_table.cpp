@@ -1,0 +1,52 @@
+#include "bench_table.hpp"
+
+#include <cstdio>
+#include <ctime>
+#include <iostream>
+#include <sstream>
+
+namespace penumbra::cli {
+
+std::string todayIso() {
+  const std::time_t t = std::time(nullptr);
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", std::gmtime(&t));
+  return buf;
+}
+
+void printBenchTable(const std::vector<BenchRow>& rows) {
+  std::printf("\n%-10s %-22s %-14s %-6s %10s %8s %14s %7s  %s\n", "suite", "case", "variant",
+              "backend", "median_ms", "min_ms", "rate", "%peak", "device / note");
+  for (const auto& r : rows) {
+    const auto& p = r.profile;
+    char peak[16] = "-";
+    if (p.peakBandwidthGBs > 0) std::snprintf(peak, sizeof peak, "%.1f", p.pctPeakBandwidth());
+    std::printf("%-10s %-22s %-14s %-6s %10.3f %8.3f %14s %7s  %s%s%s\n", r.suite.c_str(),
+                r.caseName.c_str(), p.variant.c_str(), p.backend.c_str(), p.medianMs, p.minMs,
+                r.rate.c_str(), peak, p.device.c_str(), r.note.empty() ? "" : " / ",
+                r.note.c_str());
+  }
+  std::fflush(stdout);
+}
+
+std::string benchRowsToJson(const std::vector<BenchRow>& rows, const std::string& date) {
+  std::ostringstream os;
+  os << "{\n  \"date\": \"" << date << "\",\n  \"rows\": [\n";
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto& r = rows[i];
+    const auto& p = r.profile;
+    os << "    {\"suite\": \"" << r.suite << "\", \"case\": \"" << r.caseName
+       << "\", \"variant\": \"" << p.variant << "\", \"kernel\": \"" << p.kernel
+       << "\", \"backend\": \"" << p.backend << "\", \"device\": \"" << p.device
+       << "\", \"repetitions\": " << p.repetitions << ", \"time_ms\": " << p.medianMs
+       << ", \"min_ms\": " << p.minMs;
+    if (p.bytes > 0) os << ", \"gbps\": " << p.gbPerS();
+    if (p.peakBandwidthGBs > 0) os << ", \"pct_peak_bw\": " << p.pctPeakBandwidth();
+    os << ", \"rate\": \"" << r.rate << "\", \"note\": \"" << r.note << "\"}"
+       << (i + 1 < rows.size() ? "," : "") << "\n";
+  }
+  os << "  ]\n}\n";
+  return os.str();
+}
+
+}  // namespace penumbra::cli

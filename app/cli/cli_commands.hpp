@@ -1,0 +1,22 @@
+#pragma once
+// Subcommands of penumbra-cli. Each returns the process exit code (0 ok, 1 failure, 2 usage).
+#include <string>
+#include <vector>
+
+namespace penumbra::cli {
+
+using Args = std::vector<std::string>;
+
+/// Value of "--name VALUE" in args (removed from args), or fallback.
+std::string takeOption(Args& args, const std::string& name, const std::string& fallback = {});
+/// True if "--name" is present (removed from args).
+bool takeFlag(Args& args, const std::string& name);
+/// The shared data folder: $PENUMBRA_TEST_DATA, else <source>/../shared/data.
+std::string dataDir();
+
+int cmdDevices(Args args);
+int cmdInspect(Args args);
+int cmdImport(Args args);
+int cmdBench(Args args);
+
+}  // namespace penumbra::cli

@@ -1,0 +1,51 @@
+// penumbra-cli: headless front end (inspect DICOM, import, devices, benchmarks).
+#include <exception>
+#include <iostream>
+
+#include "cli_commands.hpp"
+#include "core/error.hpp"
+
+namespace {
+void usage() {
+  std::cout <<
+      R"(usage: penumbra-cli <command> [options]
+
+commands:
+  devices                         list CUDA devices, the backend 'auto' picks, and run a GPU smoke test
+  inspect DIR                     DICOM doctor: series, frames of reference, unresolved references, geometry
+  import DIR [--series KEY]       import a CT + structure set and print what was read
+  bench [SUITE...] [--json FILE] [--reps N]
+                                  run benchmarks and print one table; suites: import, bandwidth
+                                  (default: all that this build supports)
+)";
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace penumbra::cli;
+  if (argc < 2) {
+    usage();
+    return 2;
+  }
+  const std::string cmd = argv[1];
+  Args args(argv + 2, argv + argc);
+  try {
+    if (cmd == "devices") return cmdDevices(args);
+    if (cmd == "inspect") return cmdInspect(args);
+    if (cmd == "import") return cmdImport(args);
+    if (cmd == "bench") return cmdBench(args);
+    if (cmd == "-h" || cmd == "--help" || cmd == "help") {
+      usage();
+      return 0;
+    }
+    std::cerr << "penumbra-cli: unknown command '" << cmd << "'\n";
+    usage();
+    return 2;
+  } catch (const penumbra::Error& e) {
+    std::cerr << "penumbra-cli: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "penumbra-cli: unexpected error: " << e.what() << "\n";
+    return 1;
+  }
+}

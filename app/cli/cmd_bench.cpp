@@ -1,0 +1,67 @@
+// penumbra-cli bench: runs the benchmark suites this build supports and prints one table.
+// Timings live here, never in tests (house rule 4).
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "bench_table.hpp"
+#include "cli_commands.hpp"
+#include "core/bandwidth.hpp"
+#include "core/device.hpp"
+#include "core/error.hpp"
+
+namespace penumbra::cli {
+
+std::vector<BenchRow> benchImport(int reps);  // bench_import.cpp
+
+namespace {
+
+std::vector<BenchRow> benchBandwidth(int reps) {
+  std::vector<BenchRow> rows;
+  std::string why;
+  if (queryCudaDevices(&why).empty()) {
+    std::cout << "bandwidth: skipped, no usable GPU (" << why << ")\n";
+    return rows;
+  }
+  const std::size_t bytes = std::size_t(2) << 30;  // 2 GiB: far beyond the 50-60 MB L2
+  BenchRow row{"bandwidth", "d2d-copy-2GiB", measureCopyBandwidth(bytes, reps), "", ""};
+  char rate[32];
+  std::snprintf(rate, sizeof rate, "%.0f GB/s", row.profile.gbPerS());
+  row.rate = rate;
+  row.note = "bytes read + written";
+  rows.push_back(row);
+  return rows;
+}
+
+}  // namespace
+
+int cmdBench(Args args) {
+  const std::string json = takeOption(args, "--json");
+  const int reps = std::stoi(takeOption(args, "--reps", "5"));
+  if (reps < 1) PENUMBRA_THROW(InvalidArgument, "--reps must be at least 1");
+  std::vector<std::string> suites = args;
+  if (suites.empty()) suites = {"bandwidth", "import"};
+  std::vector<BenchRow> rows;
+  for (const auto& s : suites) {
+    std::vector<BenchRow> r;
+    if (s == "bandwidth")
+      r = benchBandwidth(std::max(reps, 20));
+    else if (s == "import")
+      r = benchImport(reps);
+    else {
+      std::cerr << "penumbra-cli bench: unknown suite '" << s << "' (import, bandwidth)\n";
+      return 2;
+    }
+    rows.insert(rows.end(), r.begin(), r.end());
+  }
+  printBenchTable(rows);
+  if (!json.empty()) {
+    std::ofstream out(json);
+    if (!out) PENUMBRA_THROW(Io, "cannot write '" + json + "'");
+    out << benchRowsToJson(rows, todayIso());
+    std::cout << "wrote " << json << "\n";
+  }
+  return 0;
+}
+
+}  // namespace penumbra::cli

@@ -1,0 +1,80 @@
+#pragma once
+// RAII device allocation (after CUTLASS's DeviceAllocation): freed on every path, including
+// exceptions thrown between allocation and use.
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <vector>
+
+#include "core/cuda/cuda_check.cuh"
+#include "core/device.hpp"
+
+namespace penumbra::cuda {
+
+template <typename T>
+class DeviceBuffer {
+public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t count) { allocate(count); }
+  ~DeviceBuffer() { release(); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(o.ptr_), count_(o.count_) {
+    o.ptr_ = nullptr;
+    o.count_ = 0;
+  }
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+    if (this != &o) {
+      release();
+      ptr_ = o.ptr_;
+      count_ = o.count_;
+      o.ptr_ = nullptr;
+      o.count_ = 0;
+    }
+    return *this;
+  }
+
+  void allocate(std::size_t count) {
+    release();
+    if (count == 0) return;
+    const cudaError_t err = cudaMalloc(&ptr_, count * sizeof(T));
+    if (err != cudaSuccess) {
+      ptr_ = nullptr;
+      (void)cudaGetLastError();  // clear the sticky-free allocation error
+      throw Error(ErrorCode::OutOfMemory,
+                  "cannot allocate " + formatBytes(double(count) * sizeof(T)) + " on the GPU",
+                  __FILE__, __LINE__, cudaGetErrorString(err));
+    }
+    count_ = count;
+  }
+  void release() noexcept {
+    if (ptr_) cudaFree(ptr_);
+    ptr_ = nullptr;
+    count_ = 0;
+  }
+  void upload(const T* host, std::size_t count) {
+    PENUMBRA_CUDA_CHECK(cudaMemcpy(ptr_, host, count * sizeof(T), cudaMemcpyHostToDevice));
+  }
+  void upload(const std::vector<T>& host) {
+    if (count_ != host.size()) allocate(host.size());
+    upload(host.data(), host.size());
+  }
+  void download(T* host, std::size_t count) const {
+    PENUMBRA_CUDA_CHECK(cudaMemcpy(host, ptr_, count * sizeof(T), cudaMemcpyDeviceToHost));
+  }
+  std::vector<T> download() const {
+    std::vector<T> h(count_);
+    download(h.data(), count_);
+    return h;
+  }
+  void fillBytes(int value) { PENUMBRA_CUDA_CHECK(cudaMemset(ptr_, value, count_ * sizeof(T))); }
+
+  T* get() const { return ptr_; }
+  std::size_t size() const { return count_; }
+
+private:
+  T* ptr_ = nullptr;
+  std::size_t count_ = 0;
+};
+
+}  // namespace penumbra::cuda
