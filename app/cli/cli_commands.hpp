@@ -17,6 +17,7 @@ std::string dataDir();
 int cmdDevices(Args args);
 int cmdInspect(Args args);
 int cmdImport(Args args);
+int cmdMakeDemo(Args args);
 int cmdBench(Args args);
 
 }  // namespace penumbra::cli

@@ -14,6 +14,7 @@ commands:
   devices                         list CUDA devices, the backend 'auto' picks, and run a GPU smoke test
   inspect DIR                     DICOM doctor: series, frames of reference, unresolved references, geometry
   import DIR [--series KEY]       import a CT + structure set and print what was read
+  make-demo DIR                   write a synthetic water-box phantom (CT + RT Structure Set) to DIR
   bench [SUITE...] [--json FILE] [--reps N]
                                   run benchmarks and print one table; suites: import, bandwidth
                                   (default: all that this build supports)
@@ -34,6 +35,7 @@ int main(int argc, char** argv) {
     if (cmd == "inspect") return cmdInspect(args);
     if (cmd == "import") return cmdImport(args);
     if (cmd == "bench") return cmdBench(args);
+    if (cmd == "make-demo") return cmdMakeDemo(args);
     if (cmd == "-h" || cmd == "--help" || cmd == "help") {
       usage();
       return 0;

@@ -9,6 +9,7 @@
 #include <numeric>
 
 #include "dicom/dicom_import.hpp"
+#include "dicom/synthetic_phantom.hpp"
 #endif
 
 namespace penumbra::cli {
@@ -64,7 +65,23 @@ int cmdImport(Args args) {
   std::cout << "imported in " << std::setprecision(0) << ms << " ms\n";
   return 0;
 }
+int cmdMakeDemo(Args args) {
+  if (args.empty()) {
+    std::cerr << "usage: penumbra-cli make-demo DIR\n";
+    return 2;
+  }
+  io::SyntheticPhantomSpec spec;  // water box with a central PTV, 2 mm voxels
+  spec.rows = spec.columns = 128;
+  spec.slices = 64;
+  spec.origin = {-127, -127, -63};
+  const auto files = io::writeSyntheticPhantom(args[0], spec);
+  std::cout << "wrote " << files.ctFiles.size() << " CT slices and "
+            << (files.structureSetFile.empty() ? "no structure set" : files.structureSetFile)
+            << " to " << args[0] << "\n";
+  return 0;
+}
 #else
+int cmdMakeDemo(Args args) { return cmdInspect(args); }
 int cmdInspect(Args) {
   std::cerr << "penumbra-cli: this build has no DICOM support (PENUMBRA_DICOM=OFF)\n";
   return 1;

@@ -18,9 +18,12 @@ const char* toString(ErrorCode code) {
 
 static std::string composeWhat(ErrorCode code, const std::string& message, const char* file,
                                int line, const std::string& detail) {
-  std::string what = std::string(toString(code)) + ": " + message;
-  if (!detail.empty()) what += " (" + detail + ")";
-  if (file && *file) what += " [" + std::string(file) + ":" + std::to_string(line) + "]";
+  // Built with append() rather than operator+ chains: GCC 12 flags those with a false
+  // -Wrestrict warning.
+  std::string what(toString(code));
+  what.append(": ").append(message);
+  if (!detail.empty()) what.append(" (").append(detail).append(")");
+  if (file && *file) what.append(" [").append(file).append(":").append(std::to_string(line)).append("]");
   return what;
 }
 

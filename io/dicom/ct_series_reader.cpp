@@ -1,0 +1,187 @@
+#include "dicom/ct_series_reader.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "dicom/dcmtk_util.hpp"
+
+namespace penumbra::io {
+
+bool readSliceHeader(DcmItem& ds, const std::string& file, SliceHeader& h, std::string& why) {
+  h.file = file;
+  h.sopInstanceUid = dcm::getString(ds, DCM_SOPInstanceUID);
+  const auto ipp = dcm::getDoubles(ds, DCM_ImagePositionPatient);
+  const auto iop = dcm::getDoubles(ds, DCM_ImageOrientationPatient);
+  const auto ps = dcm::getDoubles(ds, DCM_PixelSpacing);
+  const auto rows = dcm::getInt(ds, DCM_Rows);
+  const auto cols = dcm::getInt(ds, DCM_Columns);
+  if (ipp.size() != 3 || iop.size() != 6) {
+    why = "no ImagePositionPatient/ImageOrientationPatient (a 2D image, not a volume slice)";
+    return false;
+  }
+  if (ps.size() != 2 || !rows || !cols || *rows <= 0 || *cols <= 0) {
+    why = "no PixelSpacing or Rows/Columns";
+    return false;
+  }
+  h.position = {ipp[0], ipp[1], ipp[2]};
+  for (int i = 0; i < 6; ++i) h.orientation[i] = iop[i];
+  h.rowSpacing = ps[0];
+  h.columnSpacing = ps[1];
+  h.rows = int(*rows);
+  h.columns = int(*cols);
+  h.sliceThickness = dcm::getDouble(ds, DCM_SliceThickness).value_or(0.0);
+  h.spacingBetweenSlices = dcm::getDouble(ds, DCM_SpacingBetweenSlices).value_or(0.0);
+  return true;
+}
+
+namespace {
+
+// Decodes one slice's stored values into HU. Returns an error text, empty on success.
+std::string decodeSlice(DcmFileFormat& ff, const SliceHeader& h, std::int16_t* out, long& clamped) {
+  DcmDataset& ds = *ff.getDataset();
+  const std::string name = dcm::shortName(h.file);
+  if (DcmXfer(ds.getOriginalXfer()).isEncapsulated()) {
+    // Decoders for RLE, JPEG and JPEG-LS are registered (dcmtk_util); JPEG 2000 is not in
+    // free DCMTK, so those files end here with a clear message.
+    const OFCondition c = ds.chooseRepresentation(EXS_LittleEndianExplicit, nullptr);
+    if (c.bad() || !ds.canWriteXfer(EXS_LittleEndianExplicit))
+      return name + ": compressed transfer syntax " + dcm::transferSyntaxName(ff) +
+             " is not supported (" + c.text() + ")";
+  }
+  const long samples = dcm::getInt(ds, DCM_SamplesPerPixel).value_or(1);
+  if (samples != 1)
+    return name + ": " + std::to_string(samples) +
+           " samples per pixel (colour image); a CT slice must be greyscale";
+  if (dcm::getInt(ds, DCM_NumberOfFrames).value_or(1) > 1)
+    return name + ": multi-frame image; only single-frame CT slices are supported";
+  const long bitsAllocated = dcm::getInt(ds, DCM_BitsAllocated).value_or(0);
+  const long bitsStored = dcm::getInt(ds, DCM_BitsStored).value_or(bitsAllocated);
+  const bool isSigned = dcm::getInt(ds, DCM_PixelRepresentation).value_or(0) == 1;
+  double slope = dcm::getDouble(ds, DCM_RescaleSlope).value_or(1.0);
+  const double intercept = dcm::getDouble(ds, DCM_RescaleIntercept).value_or(0.0);
+  if (slope == 0) slope = 1;  // a zero slope is a writer bug; identity is the only sane reading
+  if (bitsStored <= 0 || bitsStored > bitsAllocated)
+    return name + ": inconsistent BitsStored/BitsAllocated";
+
+  const std::size_t n = std::size_t(h.rows) * std::size_t(h.columns);
+  unsigned long count = 0;
+  auto store = [&](std::size_t i, double stored) {
+    const double hu = std::round(stored * slope + intercept);
+    constexpr double lo = std::numeric_limits<std::int16_t>::min();
+    constexpr double hi = std::numeric_limits<std::int16_t>::max();
+    if (hu < lo || hu > hi) ++clamped;
+    out[i] = std::int16_t(std::clamp(hu, lo, hi));
+  };
+  // Stored values occupy the low BitsStored bits; signed values are two's complement in
+  // those bits, so sign-extend from BitsStored rather than from the container size.
+  auto extend = [&](std::uint32_t raw) -> double {
+    const std::uint64_t mask = bitsStored >= 32 ? 0xffffffffull : ((1ull << bitsStored) - 1);
+    std::int64_t v = std::int64_t(raw & mask);
+    if (isSigned && (v & (std::int64_t(1) << (bitsStored - 1)))) v -= std::int64_t(mask) + 1;
+    return double(v);
+  };
+  OFCondition c;
+  if (bitsAllocated == 16) {
+    const Uint16* p = nullptr;
+    c = ds.findAndGetUint16Array(DCM_PixelData, p, &count);
+    if (c.good() && p && count >= n)
+      for (std::size_t i = 0; i < n; ++i) store(i, extend(p[i]));
+  } else if (bitsAllocated == 8) {
+    const Uint8* p = nullptr;
+    c = ds.findAndGetUint8Array(DCM_PixelData, p, &count);
+    if (c.good() && p && count >= n)
+      for (std::size_t i = 0; i < n; ++i) store(i, extend(p[i]));
+  } else if (bitsAllocated == 32) {
+    const Uint32* p = nullptr;
+    c = ds.findAndGetUint32Array(DCM_PixelData, p, &count);
+    if (c.good() && p && count >= n)
+      for (std::size_t i = 0; i < n; ++i) store(i, extend(p[i]));
+  } else {
+    return name + ": BitsAllocated " + std::to_string(bitsAllocated) + " is not supported";
+  }
+  if (c.bad()) return name + ": cannot read pixel data (" + std::string(c.text()) + ")";
+  if (count < n)
+    return name + ": pixel data holds " + std::to_string(count) + " values, Rows x Columns is " +
+           std::to_string(n) + " (truncated file?)";
+  return {};
+}
+
+}  // namespace
+
+CtVolume readCtSeries(const SeriesInfo& series, ImportMessages& messages, const JobControl& job) {
+  const std::string label = "series " + series.key;
+  std::vector<SliceHeader> headers;
+  for (const auto& file : series.files) {
+    job.checkCancel();
+    std::string error;
+    auto ff = dcm::loadFile(file, dcm::LoadDepth::Headers, error);
+    SliceHeader h;
+    std::string why;
+    if (!ff) {
+      messages.error(error);
+      return {};
+    }
+    if (!readSliceHeader(*ff->getDataset(), file, h, why)) {
+      messages.error(dcm::shortName(file) + ": " + why);
+      return {};
+    }
+    headers.push_back(std::move(h));
+  }
+  SeriesGeometry g = analyzeSeriesGeometry(headers, label);
+  for (auto& w : g.warnings) messages.warn(w);
+  if (!g.errors.empty()) {
+    for (auto& e : g.errors) messages.error(e);
+    return {};
+  }
+
+  CtVolume ct(g.grid, 0);
+  const std::size_t sliceVoxels = std::size_t(g.grid.dims[0]) * std::size_t(g.grid.dims[1]);
+  long clamped = 0;
+  for (std::size_t s = 0; s < g.order.size(); ++s) {
+    job.checkCancel();
+    job.report(double(s) / double(g.order.size()), "reading CT slices");
+    const SliceHeader& h = headers[g.order[s]];
+    std::string error;
+    auto ff = dcm::loadFile(h.file, dcm::LoadDepth::Full, error);
+    if (!ff) {
+      messages.error(error);
+      return {};
+    }
+    std::string why;
+    try {
+      why = decodeSlice(*ff, h, ct.data.data() + std::size_t(g.latticeIndex[s]) * sliceVoxels,
+                        clamped);
+    } catch (const std::exception& e) {
+      why = dcm::shortName(h.file) + ": pixel data could not be decoded (" + e.what() + ")";
+    }
+    if (!why.empty()) {
+      messages.error(why);
+      return {};
+    }
+  }
+  if (clamped > 0)
+    messages.warn(label + ": " + std::to_string(clamped) +
+                  " voxel(s) outside the int16 HU range were clamped to [-32768, 32767]");
+
+  // Missing planes: linear interpolation between the nearest present slices, so that the
+  // geometry stays exact (see series_geometry.hpp for why we do not refuse these).
+  if (!g.missingLatticeIndices.empty()) {
+    std::vector<int> present(g.grid.dims[2], 0);
+    for (int k : g.latticeIndex) present[k] = 1;
+    for (int k : g.missingLatticeIndices) {
+      int lo = k - 1, hi = k + 1;
+      while (!present[lo]) --lo;  // index 0 and the last index are always present
+      while (!present[hi]) ++hi;
+      const double w = double(k - lo) / double(hi - lo);
+      const std::int16_t* a = ct.data.data() + std::size_t(lo) * sliceVoxels;
+      const std::int16_t* b = ct.data.data() + std::size_t(hi) * sliceVoxels;
+      std::int16_t* o = ct.data.data() + std::size_t(k) * sliceVoxels;
+      for (std::size_t i = 0; i < sliceVoxels; ++i)
+        o[i] = std::int16_t(std::lround((1 - w) * a[i] + w * b[i]));
+    }
+  }
+  job.report(1.0, "reading CT slices");
+  return ct;
+}
+
+}  // namespace penumbra::io

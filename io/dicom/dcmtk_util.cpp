@@ -1,0 +1,121 @@
+#include "dicom/dcmtk_util.hpp"
+
+#include <dcmtk/dcmdata/dcrledrg.h>
+#include <dcmtk/dcmjpeg/djdecode.h>
+#include <dcmtk/dcmjpls/djdecode.h>
+#include <dcmtk/oflog/oflog.h>
+
+#include <filesystem>
+#include <mutex>
+
+namespace penumbra::io::dcm {
+
+void initialiseDcmtk() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    // OFF, not FATAL: test logs must stay clean, and every problem DCMTK would log is
+    // turned into a user message by our own checks of its OFConditions.
+    OFLog::configure(OFLogger::OFF_LOG_LEVEL);
+    DcmRLEDecoderRegistration::registerCodecs();
+    DJDecoderRegistration::registerCodecs();
+    DJLSDecoderRegistration::registerCodecs();
+  });
+}
+
+std::unique_ptr<DcmFileFormat> loadFile(const std::string& path, LoadDepth depth,
+                                        std::string& error) {
+  initialiseDcmtk();
+  auto file = std::make_unique<DcmFileFormat>();
+  // ERM_autoDetect + EXS_Unknown: accept files without preamble/meta (pydicom's
+  // rtstruct.dcm, no_meta.dcm) and let DCMTK guess the transfer syntax. For a scan we stop
+  // before PixelData so that a 512x512x300 series costs kilobytes of reading, not 150 MB.
+  const DcmTagKey stopAt = depth == LoadDepth::Headers ? DCM_PixelData : DCM_UndefinedTagKey;
+  OFCondition cond;
+  try {
+    cond = file->loadFileUntilTag(path.c_str(), EXS_Unknown, EGL_noChange, DCM_MaxReadLength,
+                                  ERM_autoDetect, stopAt);
+  } catch (const std::exception& e) {
+    error = shortName(path) + ": DICOM parser failed: " + e.what();
+    return nullptr;
+  }
+  if (cond.bad()) {
+    error = shortName(path) + ": not a readable DICOM file (" + cond.text() + ")";
+    return nullptr;
+  }
+  return file;
+}
+
+std::string getString(DcmItem& item, const DcmTagKey& tag, long pos) {
+  OFString value;
+  if (item.findAndGetOFString(tag, value, pos).bad()) return {};
+  std::string s = value.c_str();
+  const auto b = s.find_first_not_of(" \t\r\n");
+  const auto e = s.find_last_not_of(" \t\r\n");
+  // DICOM pads with spaces (and UIDs with NUL); trim both so comparisons of UIDs work.
+  if (b == std::string::npos) return {};
+  s = s.substr(b, e - b + 1);
+  while (!s.empty() && s.back() == '\0') s.pop_back();
+  return s;
+}
+
+std::vector<double> getDoubles(DcmItem& item, const DcmTagKey& tag) {
+  DcmElement* element = nullptr;
+  if (item.findAndGetElement(tag, element).bad() || !element) return {};
+  std::vector<double> values;
+  const unsigned long n = element->getVM();
+  for (unsigned long i = 0; i < n; ++i) {
+    Float64 v = 0;
+    if (element->getFloat64(v, i).bad()) {
+      // Decimal strings are read through OFString to survive odd VRs (UN, badVR.dcm).
+      OFString s;
+      if (element->getOFString(s, i).bad()) return {};
+      try {
+        v = std::stod(s.c_str());
+      } catch (...) {
+        return {};
+      }
+    }
+    values.push_back(v);
+  }
+  return values;
+}
+
+std::optional<double> getDouble(DcmItem& item, const DcmTagKey& tag) {
+  auto v = getDoubles(item, tag);
+  if (v.empty()) return std::nullopt;
+  return v.front();
+}
+
+std::optional<long> getInt(DcmItem& item, const DcmTagKey& tag) {
+  DcmElement* element = nullptr;
+  if (item.findAndGetElement(tag, element).bad() || !element || element->getVM() == 0)
+    return std::nullopt;
+  Uint16 u16 = 0;
+  Sint32 s32 = 0;
+  Uint32 u32 = 0;
+  if (element->getUint16(u16).good()) return long(u16);
+  if (element->getSint32(s32).good()) return long(s32);
+  if (element->getUint32(u32).good()) return long(u32);
+  OFString s;
+  if (element->getOFString(s, 0).good()) {
+    try {
+      return std::stol(s.c_str());
+    } catch (...) {
+    }
+  }
+  return std::nullopt;
+}
+
+std::string transferSyntaxName(DcmFileFormat& file) {
+  const E_TransferSyntax xfer = file.getDataset()->getOriginalXfer();
+  DcmXfer x(xfer);
+  return std::string(x.getXferName()) + " (" + x.getXferID() + ")";
+}
+
+std::string shortName(const std::string& path) {
+  const std::filesystem::path p(path);
+  const auto parent = p.parent_path().filename();
+  return parent.empty() ? p.filename().string() : (parent / p.filename()).string();
+}
+
+}  // namespace penumbra::io::dcm

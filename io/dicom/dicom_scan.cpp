@@ -1,0 +1,254 @@
+// Folder scan: headers only, grouped into image series (split where files share a
+// SeriesInstanceUID but not a geometry), structure sets and other RT objects.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "core/error.hpp"
+#include "dicom/ct_series_reader.hpp"
+#include "dicom/dcmtk_util.hpp"
+#include "dicom/dicom_import.hpp"
+#include "dicom/rtstruct_reader.hpp"
+#include "dicom/series_geometry.hpp"
+
+namespace fs = std::filesystem;
+
+namespace penumbra::io {
+
+namespace {
+
+struct PendingImage {
+  SliceHeader header;
+  std::string seriesUid, modality, frameOfReferenceUid, patientName, patientId;
+  std::string folder;
+};
+
+bool isRtObject(const std::string& modality) {
+  return modality.rfind("RT", 0) == 0 || modality == "REG" || modality == "SR" ||
+         modality == "PR" || modality == "KO" || modality == "SEG";
+}
+
+// Extensions that are never DICOM; a folder scan skips them silently (the data folders hold
+// READMEs, manifests and compressed archives next to the images).
+bool obviouslyNotDicom(const fs::path& p) {
+  static const std::set<std::string> skip = {".txt", ".md",   ".csv",  ".json", ".xml",
+                                             ".gz",  ".zip",  ".xlsx", ".docx", ".pdf",
+                                             ".py",  ".dump", ".png",  ".jpg",  ".html"};
+  std::string ext = p.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), ::tolower);
+  return skip.count(ext) > 0;
+}
+
+std::string geometryKey(const SliceHeader& h) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%.3f,%.3f,%.3f,%.3f,%.3f,%.3f|%.4f,%.4f|%dx%d", h.orientation[0],
+                h.orientation[1], h.orientation[2], h.orientation[3], h.orientation[4],
+                h.orientation[5], h.rowSpacing, h.columnSpacing, h.rows, h.columns);
+  return buf;
+}
+
+std::string fmt(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+void scanOneFile(const std::string& file, DicomScan& scan, std::vector<PendingImage>& images) {
+  const std::string name = dcm::shortName(file);
+  auto unreadable = [&](const std::string& why) {
+    ++scan.unreadableFiles;
+    scan.messages.warn(why);
+  };
+  if (fs::path(file).filename() == "DICOMDIR") {
+    scan.otherObjects.push_back("DICOMDIR " + name +
+                                " (media index; the files it lists are scanned directly)");
+    return;
+  }
+  std::string error;
+  auto ff = dcm::loadFile(file, dcm::LoadDepth::Headers, error);
+  if (!ff) return unreadable(error);
+  DcmDataset& ds = *ff->getDataset();
+  const std::string modality = dcm::getString(ds, DCM_Modality);
+  const std::string sopClass = dcm::getString(ds, DCM_SOPClassUID);
+  if (modality.empty() && sopClass.empty())
+    return unreadable(name + ": not a DICOM object (no Modality or SOPClassUID)");
+
+  if (modality == "RTSTRUCT" || sopClass == UID_RTStructureSetStorage) {
+    RtStructContents rs;
+    ImportMessages local;
+    if (readRtStruct(ds, file, false, rs, local))
+      scan.structureSets.push_back(rs.info);
+    else
+      ++scan.unreadableFiles;
+    // Problems of an unreadable structure set are warnings of the scan (contract).
+    for (auto& e : local.errors) scan.messages.warn(e);
+    for (auto& w : local.warnings) scan.messages.warn(w);
+    return;
+  }
+  if (isRtObject(modality)) {
+    scan.otherObjects.push_back(modality + " " + name);
+    return;
+  }
+  if (!dcm::getInt(ds, DCM_Rows).value_or(0)) {
+    scan.otherObjects.push_back((modality.empty() ? "?" : modality) + " " + name + " (no image)");
+    return;
+  }
+  if (dcm::getInt(ds, DCM_NumberOfFrames).value_or(1) > 1) {
+    scan.otherObjects.push_back(modality + " " + name +
+                                " (multi-frame image; not importable as a planning series)");
+    return;
+  }
+  PendingImage img;
+  std::string why;
+  if (!readSliceHeader(ds, file, img.header, why)) {
+    scan.otherObjects.push_back((modality.empty() ? "?" : modality) + " " + name + " (" + why +
+                                ")");
+    return;
+  }
+  img.seriesUid = dcm::getString(ds, DCM_SeriesInstanceUID);
+  if (img.seriesUid.empty()) img.seriesUid = "(no SeriesInstanceUID)";
+  img.modality = modality.empty() ? "OT" : modality;
+  img.frameOfReferenceUid = dcm::getString(ds, DCM_FrameOfReferenceUID);
+  img.patientName = dcm::getString(ds, DCM_PatientName);
+  img.patientId = dcm::getString(ds, DCM_PatientID);
+  img.folder = fs::path(file).parent_path().string();
+  images.push_back(std::move(img));
+}
+
+// Groups images into series. Files sharing a SeriesInstanceUID are first split by slice
+// geometry; a group spread over several folders whose union is not a clean lattice (the
+// Nelms phantom's CT_2mm and CT_3mm share one UID) is split per folder.
+std::vector<std::vector<int>> groupImages(const std::vector<PendingImage>& images) {
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<int>> groups;
+  for (int i = 0; i < int(images.size()); ++i) {
+    const std::string key = images[i].seriesUid + "|" + geometryKey(images[i].header);
+    if (!groups.count(key)) order.push_back(key);
+    groups[key].push_back(i);
+  }
+  std::vector<std::vector<int>> parts;
+  for (const auto& key : order) {
+    const auto& members = groups[key];
+    std::map<std::string, std::vector<int>> byFolder;
+    for (int i : members) byFolder[images[i].folder].push_back(i);
+    bool split = false;
+    if (byFolder.size() > 1) {
+      std::vector<SliceHeader> hs;
+      for (int i : members) hs.push_back(images[i].header);
+      const SeriesGeometry g = analyzeSeriesGeometry(hs);
+      split = !g.errors.empty() || g.unevenSpacing;
+    }
+    if (split)
+      for (auto& [folder, idx] : byFolder) parts.push_back(idx);
+    else
+      parts.push_back(members);
+  }
+  return parts;
+}
+
+}  // namespace
+
+DicomScan scanDicomFiles(const std::vector<std::string>& files, const JobControl& job) {
+  dcm::initialiseDcmtk();
+  DicomScan scan;
+  scan.filesSeen = int(files.size());
+  std::vector<PendingImage> images;
+  for (std::size_t f = 0; f < files.size(); ++f) {
+    job.checkCancel();
+    if (f % 16 == 0) job.report(double(f) / double(files.size()), "scanning DICOM files");
+    try {
+      scanOneFile(files[f], scan, images);
+    } catch (const CancelledError&) {
+      throw;
+    } catch (const std::exception& e) {
+      ++scan.unreadableFiles;
+      scan.messages.warn(dcm::shortName(files[f]) + ": " + e.what());
+    }
+  }
+
+  const auto parts = groupImages(images);
+  std::map<std::string, int> partsPerUid;
+  for (const auto& p : parts) ++partsPerUid[images[p.front()].seriesUid];
+  std::map<std::string, int> seen;
+  for (const auto& p : parts) {
+    const PendingImage& first = images[p.front()];
+    SeriesInfo s;
+    s.seriesInstanceUid = first.seriesUid;
+    const int shared = partsPerUid[first.seriesUid];
+    s.sharedUid = shared > 1;
+    s.key = s.sharedUid ? first.seriesUid + "#" + std::to_string(++seen[first.seriesUid])
+                        : first.seriesUid;
+    s.modality = first.modality;
+    s.frameOfReferenceUid = first.frameOfReferenceUid;
+    s.patientName = first.patientName;
+    s.patientId = first.patientId;
+    s.folder = first.folder;
+    std::vector<SliceHeader> hs;
+    for (int i : p) hs.push_back(images[i].header);
+    const std::string folderName = fs::path(first.folder).filename().string();
+    const SeriesGeometry g = analyzeSeriesGeometry(hs, s.modality + " series in " + folderName);
+    std::vector<int> sorted = g.order;
+    if (sorted.size() != hs.size()) {
+      sorted.resize(hs.size());
+      for (std::size_t i = 0; i < hs.size(); ++i) sorted[i] = int(i);
+    }
+    for (int i : sorted) {
+      s.files.push_back(hs[i].file);
+      s.sopInstanceUids.push_back(hs[i].sopInstanceUid);
+    }
+    s.slices = int(hs.size());
+    s.rows = hs[0].rows;
+    s.columns = hs[0].columns;
+    s.rowSpacing = hs[0].rowSpacing;
+    s.columnSpacing = hs[0].columnSpacing;
+    s.sliceSpacing = g.sliceSpacing;
+    s.orientation.assign(hs[0].orientation.begin(), hs[0].orientation.end());
+    s.problems = g.errors;
+    s.problems.insert(s.problems.end(), g.warnings.begin(), g.warnings.end());
+    s.importable = g.errors.empty();
+    if (s.sharedUid) {
+      const std::string m = "SeriesInstanceUID " + s.seriesInstanceUid + " is shared by " +
+                            std::to_string(shared) +
+                            " groups of files with different geometry or folders; they are "
+                            "listed as separate series (this one: " +
+                            folderName + ")";
+      s.problems.push_back(m);
+      scan.messages.warn(m);
+    }
+    s.description = s.modality + ", " + std::to_string(s.slices) + " slices, " +
+                    std::to_string(s.columns) + "x" + std::to_string(s.rows) + ", " +
+                    fmt(s.columnSpacing) + " x " + fmt(s.rowSpacing) + " x " + fmt(s.sliceSpacing) +
+                    " mm, " + folderName;
+    scan.series.push_back(std::move(s));
+  }
+  std::stable_sort(scan.series.begin(), scan.series.end(), [](const auto& a, const auto& b) {
+    if ((a.modality == "CT") != (b.modality == "CT")) return a.modality == "CT";
+    return a.folder < b.folder;
+  });
+  job.report(1.0, "scanning DICOM files");
+  return scan;
+}
+
+DicomScan scanDicomFolder(const std::string& folder, const JobControl& job) {
+  std::error_code ec;
+  if (!fs::is_directory(folder, ec))
+    PENUMBRA_THROW(Io, "DICOM folder does not exist or is not a folder: " + folder);
+  std::vector<std::string> files;
+  for (fs::recursive_directory_iterator
+           it(folder, fs::directory_options::skip_permission_denied, ec),
+       end;
+       it != end; it.increment(ec)) {
+    if (ec) break;
+    if (it->is_regular_file(ec) && !obviouslyNotDicom(it->path()))
+      files.push_back(it->path().string());
+  }
+  std::sort(files.begin(), files.end());
+  DicomScan scan = scanDicomFiles(files, job);
+  scan.folder = folder;
+  return scan;
+}
+
+}  // namespace penumbra::io

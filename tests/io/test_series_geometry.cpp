@@ -1,0 +1,125 @@
+// Pure geometry analysis: sorting, spacing, missing slices, tilt, oblique. No files.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "dicom/series_geometry.hpp"
+#include "io_test_util.hpp"
+
+using namespace penumbra;
+using namespace penumbra::io;
+using penumbra::test::anyContains;
+using penumbra::test::joined;
+
+namespace {
+
+std::vector<SliceHeader> axialSeries(int n, double dz, double z0 = -10) {
+  std::vector<SliceHeader> v;
+  for (int k = 0; k < n; ++k) {
+    SliceHeader h;
+    h.file = "slice";
+    h.file += std::to_string(k);
+    h.position = {-50, -40, z0 + k * dz};
+    h.orientation = {1, 0, 0, 0, 1, 0};
+    h.rowSpacing = 0.5;
+    h.columnSpacing = 1.25;
+    h.rows = 20;
+    h.columns = 30;
+    h.sliceThickness = dz;
+    v.push_back(h);
+  }
+  return v;
+}
+
+}  // namespace
+
+TEST(IoSeriesGeometry, SortsAlongNormalAndMapsPixelSpacing) {
+  auto s = axialSeries(6, 2.0);
+  std::reverse(s.begin(), s.end());
+  std::swap(s[1], s[4]);
+  const SeriesGeometry g = analyzeSeriesGeometry(s);
+  ASSERT_TRUE(g.errors.empty()) << joined(g.errors);
+  EXPECT_TRUE(g.warnings.empty()) << joined(g.warnings);
+  for (std::size_t i = 1; i < g.positions.size(); ++i)
+    EXPECT_NEAR(g.positions[i] - g.positions[i - 1], 2.0, 1e-9);
+  EXPECT_EQ(g.grid.dims, (std::array<int, 3>{30, 20, 6}));
+  EXPECT_DOUBLE_EQ(g.grid.spacing.x, 1.25);  // PixelSpacing[1]: between columns
+  EXPECT_DOUBLE_EQ(g.grid.spacing.y, 0.5);   // PixelSpacing[0]: between rows
+  EXPECT_NEAR(g.grid.spacing.z, 2.0, 1e-9);
+  EXPECT_NEAR(g.grid.origin.z, -10, 1e-9);
+  EXPECT_TRUE(g.grid.isAxisAligned());
+}
+
+TEST(IoSeriesGeometry, FeetFirstOrientationKeepsDirectionCosines) {
+  auto s = axialSeries(3, 3.0);
+  for (auto& h : s) h.orientation = {-1, 0, 0, 0, 1, 0};  // normal = (0,0,-1)
+  const SeriesGeometry g = analyzeSeriesGeometry(s);
+  ASSERT_TRUE(g.errors.empty()) << joined(g.errors);
+  EXPECT_DOUBLE_EQ(g.grid.direction.column(0).x, -1);
+  EXPECT_DOUBLE_EQ(g.grid.direction.column(2).z, -1);
+  // Sorted along the normal: first slice is the highest z.
+  EXPECT_NEAR(g.grid.origin.z, -4, 1e-9);
+  const Vec3 last = g.grid.indexToWorld({0, 0, 2});
+  EXPECT_NEAR(last.z, -10, 1e-9);
+}
+
+TEST(IoSeriesGeometry, MissingSliceIsReportedAndLatticeKept) {
+  auto s = axialSeries(8, 2.5);
+  s.erase(s.begin() + 4);
+  const SeriesGeometry g = analyzeSeriesGeometry(s);
+  ASSERT_TRUE(g.errors.empty()) << joined(g.errors);
+  EXPECT_TRUE(g.missingSlices);
+  EXPECT_TRUE(anyContains(g.warnings, "missing slice"));
+  EXPECT_EQ(g.grid.dims[2], 8);
+  EXPECT_EQ(g.missingLatticeIndices, std::vector<int>{4});
+  EXPECT_NEAR(g.grid.spacing.z, 2.5, 1e-9);
+}
+
+TEST(IoSeriesGeometry, IrregularSpacingIsRefused) {
+  auto s = axialSeries(5, 2.0);
+  s[3].position.z += 0.7;
+  const SeriesGeometry g = analyzeSeriesGeometry(s);
+  EXPECT_TRUE(anyContains(g.errors, "non-uniform slice spacing")) << joined(g.errors);
+}
+
+TEST(IoSeriesGeometry, DuplicatePositionsAreRefused) {
+  auto s = axialSeries(4, 2.0);
+  s.push_back(s[1]);
+  const SeriesGeometry g = analyzeSeriesGeometry(s);
+  EXPECT_TRUE(anyContains(g.errors, "share one position")) << joined(g.errors);
+}
+
+TEST(IoSeriesGeometry, GantryTiltIsRefused) {
+  auto s = axialSeries(6, 2.0);
+  const double t = std::tan(15.0 * M_PI / 180.0);
+  for (int k = 0; k < 6; ++k) s[k].position.y += k * 2.0 * t;
+  const SeriesGeometry g = analyzeSeriesGeometry(s);
+  ASSERT_TRUE(g.tilted);
+  EXPECT_NEAR(g.tiltDegrees, 15.0, 0.1);
+  EXPECT_TRUE(anyContains(g.errors, "tilt")) << joined(g.errors);
+}
+
+TEST(IoSeriesGeometry, ObliqueOrientationIsRefused) {
+  auto s = axialSeries(3, 2.0);
+  const double c = std::cos(0.2), sn = std::sin(0.2);
+  for (auto& h : s) h.orientation = {c, sn, 0, -sn, c, 0};
+  const SeriesGeometry g = analyzeSeriesGeometry(s);
+  EXPECT_TRUE(g.oblique);
+  EXPECT_TRUE(anyContains(g.errors, "oblique")) << joined(g.errors);
+}
+
+TEST(IoSeriesGeometry, SingleSliceTakesSliceThickness) {
+  auto s = axialSeries(1, 2.0);
+  s[0].sliceThickness = 3.0;
+  const SeriesGeometry g = analyzeSeriesGeometry(s);
+  ASSERT_TRUE(g.errors.empty());
+  EXPECT_DOUBLE_EQ(g.grid.spacing.z, 3.0);
+  EXPECT_TRUE(anyContains(g.warnings, "SliceThickness"));
+}
+
+TEST(IoSeriesGeometry, MismatchedSliceSizeIsAnError) {
+  auto s = axialSeries(3, 2.0);
+  s[2].rows = 21;
+  EXPECT_FALSE(analyzeSeriesGeometry(s).errors.empty());
+}
