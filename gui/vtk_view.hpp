@@ -1,0 +1,60 @@
+#pragma once
+/// A QOpenGLWidget that hosts a vtkGenericOpenGLRenderWindow (PLATFORM.md: Debian's VTK Qt
+/// module is Qt 5 only). Rendering happens on the GUI thread only, inside paintGL().
+///
+/// Displays call requestRender(); requests are coalesced into one paintGL() per frame by
+/// QOpenGLWidget::update(). renderNow() renders synchronously (benchmarks, screenshots).
+#include <QOpenGLWidget>
+#include <vtkSmartPointer.h>
+
+class vtkGenericOpenGLRenderWindow;
+class vtkRenderer;
+
+namespace penumbra::gui {
+
+class VtkView : public QOpenGLWidget {
+  Q_OBJECT
+public:
+  explicit VtkView(QWidget* parent = nullptr);
+  ~VtkView() override;
+
+  vtkRenderer* renderer() const;
+  vtkGenericOpenGLRenderWindow* renderWindow() const;
+
+  /// Number of VTK renders done so far (tests wait on it instead of sleeping).
+  int renderCount() const { return renderCount_; }
+  /// Size of the GL framebuffer in device pixels.
+  QSize framebufferSizePx() const;
+
+  /// The default QSurfaceFormat VTK needs (OpenGL 3.2 core, 24-bit depth, no multisampling).
+  /// Call before constructing the QApplication.
+  static void setDefaultSurfaceFormat();
+
+public slots:
+  /// Coalesced: many calls before the next frame give one render.
+  void requestRender();
+  /// Renders now and waits for the GL pipeline to finish (glFinish). Returns false when the
+  /// widget has no GL context yet (never shown).
+  bool renderNow();
+
+signals:
+  void rendered();
+
+protected:
+  /// Hook for subclasses to update camera clipping etc. right before VTK renders.
+  virtual void beforeRender() {}
+
+  void initializeGL() override;
+  void resizeGL(int w, int h) override;
+  void paintGL() override;
+
+private:
+  void renderVtk();
+
+  vtkSmartPointer<vtkGenericOpenGLRenderWindow> renderWindow_;
+  vtkSmartPointer<vtkRenderer> renderer_;
+  int renderCount_ = 0;
+  bool initialized_ = false;
+};
+
+}  // namespace penumbra::gui
