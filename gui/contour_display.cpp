@@ -32,7 +32,7 @@ void ContourDisplay::onSceneChanged() {
   const auto& scene = state()->scene();
   if (scene) {
     int index = 0;
-    for (const Structure& st : scene->patient().structures.structures) {
+    for (const Structure& st : scene->displayPatient().structures.structures) {
       StructureLines s;
       s.bounds = maskBounds(st.mask);
       s.lines = vtkSmartPointer<vtkPolyData>::New();
@@ -57,7 +57,7 @@ void ContourDisplay::rebuild() {
   const auto& scene = state()->scene();
   if (!scene) return;
   shownSlice_ = state()->sliceIndex(orientation());
-  const auto& list = scene->patient().structures.structures;
+  const auto& list = scene->displayPatient().structures.structures;
   for (std::size_t n = 0; n < structures_.size() && n < list.size(); ++n) {
     StructureLines& s = structures_[n];
     const auto segments =

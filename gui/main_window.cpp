@@ -339,7 +339,13 @@ void MainWindow::onImportFinished(std::shared_ptr<io::PatientImportResult> resul
     return showError(tr("Import failed"), text, joinLines(result->messages.warnings));
   }
   auto patient = std::make_shared<const Patient>(std::move(result->patient));
-  state_->setScene(std::make_shared<const PatientScene>(patient));
+  auto scene = std::make_shared<const PatientScene>(patient);
+  if (scene->isReoriented())
+    log(tr("The CT is not stored head-first supine (direction is not the identity): it is "
+           "displayed re-indexed to patient LPS (exact, no interpolation)."));
+  else if (!scene->displayIsLps())
+    log(tr("warning: oblique CT: the views show its voxel grid, not patient axes."));
+  state_->setScene(std::move(scene));
   addRecentFolder(pending_.folder);
   rebuildRecentMenu();
   const QString name = QString::fromStdString(patient->name);

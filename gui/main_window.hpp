@@ -35,7 +35,7 @@ public:
   ~MainWindow() override;
 
   ViewState* viewState() const { return state_; }
-  /// The patient shown, or null.
+  /// The patient shown, as imported (see PatientScene for the display copy), or null.
   const Patient* patient() const;
   SliceView* sliceView(SliceOrientation o) const;
   View3D* view3D() const { return view3d_; }

@@ -116,7 +116,7 @@ void SliceAnnotationDisplay::updateText() {
     const int slice = state()->sliceIndex(orientation());
     Vec3 ijk = state()->crosshair();
     ijk[axis] = slice;
-    const Vec3 p = scene->grid().indexToWorld(ijk);
+    const Vec3 p = scene->worldOf(ijk);
     std::snprintf(upper, sizeof upper, "%s  %d/%d  (%c = %.1f mm)", displayName(orientation()),
                   slice + 1, scene->sliceCount(orientation()), "xyz"[axis], p[axis]);
   } else {

@@ -1,10 +1,13 @@
 #pragma once
-/// The three slice orientations and how they map onto CT grid axes.
+/// The three slice orientations and how they map onto display grid axes.
 ///
-/// Display frame: every view (slices and 3D) draws in the CT grid's frame, i.e. the point of
-/// continuous index (i, j, k) is at origin + (i*sx, j*sy, k*sz). For the usual axis-aligned
-/// CT (direction = identity) this is patient LPS in mm; read-outs always convert through
-/// Grid::indexToWorld so they are LPS even for other directions.
+/// Display frame: every view (slices and 3D) draws in the frame of the scene's DISPLAY grid
+/// (PatientScene::grid()), i.e. the point of continuous index (i, j, k) is at
+/// origin + (i*sx, j*sy, k*sz). PatientScene re-indexes CTs whose direction is a signed
+/// permutation (feet-first, prone, ...) onto an identity-direction display grid, so this is
+/// patient LPS in mm, grid axes i, j, k are x, y, z, and the camera set-up below is
+/// radiological for every series the importer accepts. Read-outs convert through
+/// Grid::indexToWorld of the display grid.
 #include <array>
 
 namespace penumbra::gui {

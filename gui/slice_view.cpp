@@ -95,7 +95,7 @@ QString SliceView::describePosition(QPoint pos) const {
   Vec3 ijk;
   if (!indexAt(pos, ijk)) return tr("No patient");
   const auto& scene = state_->scene();
-  const Vec3 p = scene->grid().indexToWorld(ijk);
+  const Vec3 p = scene->worldOf(ijk);
   int hu = 0;
   const QString where = tr("%1  x %2  y %3  z %4 mm (LPS)")
                             .arg(QString::fromUtf8(displayName(orientation_)))
@@ -103,10 +103,13 @@ QString SliceView::describePosition(QPoint pos) const {
                             .arg(p.y, 0, 'f', 1)
                             .arg(p.z, 0, 'f', 1);
   if (!scene->huAt(ijk, hu)) return where + tr("   outside the CT");
+  // The voxel as numbered in the imported series (k = slice in file order), not the
+  // display grid's index, which differs for feet-first or prone series.
+  const Vec3 v = scene->importIndexOf(ijk);
   return where + tr("   voxel (%1, %2, %3)   %4 HU")
-                     .arg(std::lround(ijk.x))
-                     .arg(std::lround(ijk.y))
-                     .arg(std::lround(ijk.z))
+                     .arg(std::lround(v.x))
+                     .arg(std::lround(v.y))
+                     .arg(std::lround(v.z))
                      .arg(hu);
 }
 

@@ -30,8 +30,8 @@ public:
   /// Adds an overlay display (the view takes ownership and renders when it asks).
   void addOverlay(SliceOverlay* overlay);
 
-  /// Continuous CT grid index under a widget position, on the current slice; false when no
-  /// patient is shown.
+  /// Continuous display-grid index (PatientScene::grid()) under a widget position, on the
+  /// current slice; false when no patient is shown.
   bool indexAt(QPoint widgetPos, Vec3& ijk) const;
 
   /// One-line description of what is under `widgetPos`: LPS position (mm) and HU.

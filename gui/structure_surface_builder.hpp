@@ -13,12 +13,13 @@ class vtkPolyData;
 
 namespace penumbra::gui {
 
-/// Surface of one mask in the display frame (see slice_orientation.hpp); an empty polydata
-/// when the mask is empty.
+/// Surface of one mask in the display frame (see slice_orientation.hpp): the mask must be on
+/// the display grid (PatientScene::displayPatient()), whose direction is not applied. An
+/// empty polydata when the mask is empty.
 vtkSmartPointer<vtkPolyData> buildMaskSurface(const Mask& mask);
 
-/// One surface per structure, in the patient's structure order. Polls job.cancel between
-/// structures (throws CancelledError).
+/// One surface per structure, in the patient's structure order (pass the display patient).
+/// Polls job.cancel between structures (throws CancelledError).
 std::vector<vtkSmartPointer<vtkPolyData>> buildStructureSurfaces(const Patient& patient,
                                                                  const JobControl& job = {});
 

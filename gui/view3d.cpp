@@ -81,7 +81,7 @@ void View3D::onSceneChanged() {
 void View3D::startSurfaceBuild(std::shared_ptr<const PatientScene> scene) {
   // The filters use only their own data objects, so they may run on a worker thread.
   runningFor_ = scene;
-  auto patient = scene->sharedPatient();
+  auto patient = scene->sharedDisplayPatient();  // masks on the display grid
   watcher_.setFuture(QtConcurrent::run([patient] {
     SurfaceResult r;
     const auto t0 = std::chrono::steady_clock::now();
@@ -105,7 +105,7 @@ void View3D::onSurfacesFinished() {
     return;
   }
   if (builtFor != scene) return startSurfaceBuild(scene);
-  const auto& list = scene->patient().structures.structures;
+  const auto& list = scene->displayPatient().structures.structures;
   if (r.surfaces.size() != list.size() && r.error.isEmpty())
     r.error = tr("structure surfaces do not match the structure list");
   if (r.error.isEmpty()) {
@@ -177,7 +177,7 @@ void View3D::resetCamera() {
   // Fit the external contour when there is one (the CT planes span the whole scan, mostly
   // air); otherwise everything, CT planes included.
   double bounds[6] = {1, -1, 1, -1, 1, -1};
-  const auto& list = scene->patient().structures.structures;
+  const auto& list = scene->displayPatient().structures.structures;
   for (std::size_t n = 0; n < surfaceActors_.size() && n < list.size(); ++n) {
     const auto& a = surfaceActors_[n];
     if (list[n].kind != StructureKind::External || !a->GetVisibility()) continue;

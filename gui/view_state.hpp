@@ -21,7 +21,8 @@ public:
   const std::shared_ptr<const PatientScene>& scene() const { return scene_; }
   void setScene(std::shared_ptr<const PatientScene> scene);
 
-  /// Crosshair as a continuous CT grid index (voxel centres at integers).
+  /// Crosshair as a continuous display-grid index (PatientScene::grid(), voxel centres at
+  /// integers; LPS through PatientScene::worldOf).
   Vec3 crosshair() const { return crosshair_; }
   /// Slice index (rounded, clamped) of the crosshair along an orientation's normal.
   int sliceIndex(SliceOrientation o) const;

@@ -1,8 +1,11 @@
 // Drives the real Penumbra main window: opens BOXPHANTOM through the same path as
 // File > Open DICOM folder, checks the structure list, the contours drawn in the axial view,
-// crosshair and window/level interaction, and the error path for a non-DICOM folder.
+// crosshair and window/level interaction, the error path for a non-DICOM folder, and that
+// feet-first and prone series are displayed in patient LPS like head-first supine ones.
 // Waits on signals and conditions (QSignalSpy / QTRY_*), never on fixed sleeps.
+#include <cmath>
 #include <memory>
+#include <optional>
 
 #include <QApplication>
 #include <QComboBox>
@@ -12,19 +15,23 @@
 #include <QMouseEvent>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QWheelEvent>
 #include <vtkCamera.h>
+#include <vtkPolyData.h>
 #include <vtkRenderer.h>
 
+#include "dicom/synthetic_phantom.hpp"
 #include "import_dialog.hpp"
 #include "main_window.hpp"
 #include "marching_squares.hpp"
 #include "patient_tree.hpp"
 #include "slice_view.hpp"
+#include "structure_surface_builder.hpp"
 #include "test_data.hpp"
 #include "vtk_view.hpp"
 
@@ -47,6 +54,61 @@ int countColour(const QImage& image, const std::array<std::uint8_t, 3>& rgb, int
         ++n;
   }
   return n;
+}
+
+/// Pixels of colour `rgb` in the left, right, upper and lower halves of `image`.
+struct HalfCounts {
+  int left = 0, right = 0, upper = 0, lower = 0;
+};
+
+HalfCounts countColourByHalf(const QImage& image, const std::array<std::uint8_t, 3>& rgb) {
+  const int w = image.width(), h = image.height();
+  return {countColour(image.copy(0, 0, w / 2, h), rgb), countColour(image.copy(w / 2, 0, w - w / 2, h), rgb),
+          countColour(image.copy(0, 0, w, h / 2), rgb), countColour(image.copy(0, h / 2, w, h - h / 2), rgb)};
+}
+
+QString describe(const HalfCounts& c) {
+  return QString("left %1, right %2, upper %3, lower %4").arg(c.left).arg(c.right).arg(c.upper).arg(c.lower);
+}
+
+/// Mean position of the pixels of colour `rgb` (tolerance 3), or nothing when there are none.
+std::optional<QPointF> colourCentroid(const QImage& image, const std::array<std::uint8_t, 3>& rgb) {
+  const QImage img = image.convertToFormat(QImage::Format_RGB32);
+  double sx = 0, sy = 0;
+  int n = 0;
+  for (int y = 0; y < img.height(); ++y) {
+    const auto* line = reinterpret_cast<const QRgb*>(img.constScanLine(y));
+    for (int x = 0; x < img.width(); ++x)
+      if (std::abs(qRed(line[x]) - rgb[0]) <= 3 && std::abs(qGreen(line[x]) - rgb[1]) <= 3 &&
+          std::abs(qBlue(line[x]) - rgb[2]) <= 3)
+        sx += x, sy += y, ++n;
+  }
+  if (n == 0) return std::nullopt;
+  return QPointF(sx / n, sy / n);
+}
+
+/// Widget position at which `view` shows the display-frame point `p` (the inverse of the
+/// view's own mouse-to-world mapping).
+QPoint widgetPosOf(SliceView* view, Vec3 p) {
+  vtkRenderer* r = view->renderer();
+  r->SetWorldPoint(p.x, p.y, p.z, 1.0);
+  r->WorldToDisplay();
+  double d[3];
+  r->GetDisplayPoint(d);
+  const double dpr = view->devicePixelRatioF();
+  const QSize px = view->framebufferSizePx();
+  return QPoint(int(std::lround(d[0] / dpr)), int(std::lround((px.height() - 1 - d[1]) / dpr)));
+}
+
+/// Parses "x X  y Y  z Z mm (LPS)" and "N HU" out of a cursor read-out.
+bool parseReadout(const QString& text, Vec3& lps, int& hu) {
+  static const QRegularExpression re(
+      R"(x (-?\d+\.\d)  y (-?\d+\.\d)  z (-?\d+\.\d) mm \(LPS\).* (-?\d+) HU)");
+  const auto m = re.match(text);
+  if (!m.hasMatch()) return false;
+  lps = {m.captured(1).toDouble(), m.captured(2).toDouble(), m.captured(3).toDouble()};
+  hu = m.captured(4).toInt();
+  return true;
 }
 
 }  // namespace
@@ -245,6 +307,121 @@ private slots:
     QCOMPARE(window_->patient(), before);
   }
 
+  // The same patient-space phantom written as head-first supine (identity direction), feet-
+  // first supine and head-first prone series: the views must show it identically, in patient
+  // LPS with radiological conventions, whatever order the voxels are stored in.
+  void seriesOrientationIsDisplayedInPatientLps_data() {
+    QTest::addColumn<QList<double>>("orientation");  // ImageOrientationPatient
+    QTest::addColumn<QList<double>>("firstVoxel");   // ImagePositionPatient of the first slice
+    // 64 x 64 x 32 voxels of 2 mm cover x, y in [-63, 63] and z in [-31, 31] in all three.
+    QTest::newRow("head-first supine") << QList<double>{1, 0, 0, 0, 1, 0} << QList<double>{-63, -63, -31};
+    QTest::newRow("feet-first supine") << QList<double>{-1, 0, 0, 0, 1, 0} << QList<double>{63, -63, 31};
+    QTest::newRow("head-first prone") << QList<double>{-1, 0, 0, 0, -1, 0} << QList<double>{63, 63, -31};
+  }
+
+  void seriesOrientationIsDisplayedInPatientLps() {
+    QFETCH(QList<double>, orientation);
+    QFETCH(QList<double>, firstVoxel);
+    // Patient-space placement (LPS mm): the PTV is towards the patient's left (+x), anterior
+    // (-y) and superior (+z); the BODY extends further to the left than to the right, so
+    // x = -45 is air and x = +45 is water. Voxel centres are at odd mm and every box face at
+    // even mm, half-way between two centres: no voxel lies on a face, so the rasterisation
+    // cannot depend on the direction in which an index axis runs.
+    const Vec3 ptvCentre{31, -21, 11}, bodyCentre{16, 0, 0}, airProbe{-45, -21, 11};
+    const std::array<std::uint8_t, 3> ptvColour{255, 0, 255};
+
+    io::SyntheticPhantomSpec spec;
+    for (int n = 0; n < 6; ++n) spec.orientation[n] = orientation[n];
+    spec.origin = {firstVoxel[0], firstVoxel[1], firstVoxel[2]};
+    spec.patientName = "Penumbra^Orientation";
+    // Shape centres are image-local: along the row, column and slice-normal directions from
+    // the first voxel (synthetic_phantom.hpp). For [-1,0,0,...] a positive u is patient right.
+    const Vec3 row{orientation[0], orientation[1], orientation[2]};
+    const Vec3 col{orientation[3], orientation[4], orientation[5]};
+    const Vec3 normal = cross(row, col);
+    const auto local = [&](Vec3 p) {
+      const Vec3 d = p - spec.origin;
+      return Vec3{dot(d, row), dot(d, col), dot(d, normal)};
+    };
+    using Shape = io::SyntheticStructureSpec::Shape;
+    spec.structures = {{"BODY", "EXTERNAL", {0, 255, 0}, Shape::Box, local(bodyCentre), {40, 50, 24}, 0, {}},
+                       {"PTV", "PTV", ptvColour, Shape::Box, local(ptvCentre), {9, 9, 5}, 0, {}}};
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    io::writeSyntheticPhantom(dir.path().toStdString(), spec);
+
+    openThroughImportDialog(dir.path());
+    if (QTest::currentTestFailed()) return;
+    const auto scene = window_->viewState()->scene();
+    QVERIFY(scene);
+    // The imported Patient keeps its orientation; the views get an identity-direction copy.
+    const Grid& imported = window_->patient()->ct.grid;
+    QCOMPARE(imported.direction.column(0).x, row.x);
+    QCOMPARE(imported.direction.column(1).y, col.y);
+    QCOMPARE(scene->isReoriented(), !imported.isAxisAligned());
+    QVERIFY(scene->grid().isAxisAligned(0));
+    QVERIFY(scene->displayIsLps());
+
+    ViewState* state = window_->viewState();
+    const Vec3 at = scene->grid().worldToIndex(ptvCentre);
+    state->setCrosshair(at);
+    const Vec3 shown = scene->worldOf(state->crosshair());
+    for (int a = 0; a < 3; ++a) QVERIFY2(std::abs(shown[a] - ptvCentre[a]) < 1e-6, "crosshair not on the PTV centre");
+
+    // Axial (from the feet, anterior up): patient left on screen right, anterior up.
+    // Coronal (from the front, head up): patient left on screen right, superior up.
+    // Sagittal (from the patient's left, head up): anterior on screen left, superior up.
+    struct Expect {
+      SliceOrientation o;
+      bool right, upper;
+    };
+    for (const Expect e : {Expect{SliceOrientation::Axial, true, true}, Expect{SliceOrientation::Coronal, true, true},
+                           Expect{SliceOrientation::Sagittal, false, true}}) {
+      SliceView* view = window_->sliceView(e.o);
+      const QImage image = view->grabFramebuffer();
+      const HalfCounts c = countColourByHalf(image, ptvColour);
+      const QString what = QString("%1 view: %2").arg(displayName(e.o), describe(c));
+      QVERIFY2((e.right ? c.right : c.left) > 50 && (e.right ? c.left : c.right) == 0, qPrintable(what));
+      QVERIFY2((e.upper ? c.upper : c.lower) > 50 && (e.upper ? c.lower : c.upper) == 0, qPrintable(what));
+      // Every orientation shows the patient in the same place on screen.
+      const auto centroid = colourCentroid(image, ptvColour);
+      QVERIFY(centroid);
+      auto& reference = ptvCentroidOnScreen_[int(e.o)];
+      if (!reference) reference = centroid;
+      QVERIFY2(std::abs(centroid->x() - reference->x()) < 2 && std::abs(centroid->y() - reference->y()) < 2,
+               qPrintable(QString("%1: PTV at (%2, %3) px, head-first supine had it at (%4, %5)")
+                              .arg(what)
+                              .arg(centroid->x())
+                              .arg(centroid->y())
+                              .arg(reference->x())
+                              .arg(reference->y())));
+    }
+
+    // The read-out under the PTV centre and under air on the patient's right, in the axial
+    // view: LPS position and the HU of the voxel that is drawn there.
+    SliceView* axial = window_->sliceView(SliceOrientation::Axial);
+    Vec3 lps;
+    int hu = 0;
+    const QString onPtv = axial->describePosition(widgetPosOf(axial, ptvCentre));
+    QVERIFY2(parseReadout(onPtv, lps, hu), qPrintable(onPtv));
+    QVERIFY2(std::abs(lps.x - ptvCentre.x) < 2 && std::abs(lps.y - ptvCentre.y) < 2 &&
+                 std::abs(lps.z - ptvCentre.z) < 0.05 && hu == 0,
+             qPrintable(onPtv));
+    const QString onAir = axial->describePosition(widgetPosOf(axial, airProbe));
+    QVERIFY2(parseReadout(onAir, lps, hu), qPrintable(onAir));
+    QVERIFY2(std::abs(lps.x - airProbe.x) < 2 && hu == -1000, qPrintable(onAir));
+
+    // The 3D surface of the PTV (built from the display masks) is where the patient's PTV is.
+    const Structure* ptv = scene->displayPatient().structures.find("PTV");
+    QVERIFY(ptv);
+    const auto surface = buildMaskSurface(ptv->mask);
+    double b[6];
+    surface->GetBounds(b);
+    for (int a = 0; a < 3; ++a)
+      QVERIFY2(std::abs((b[2 * a] + b[2 * a + 1]) / 2 - ptvCentre[a]) < 1.5,
+               qPrintable(QString("PTV surface axis %1 spans %2 .. %3").arg(a).arg(b[2 * a]).arg(b[2 * a + 1])));
+  }
+
   void cleanupTestCase() { window_.reset(); }
 
 private:
@@ -252,7 +429,23 @@ private:
     if (!window_ || !window_->patient()) QFAIL("no patient loaded (the open test failed)");
   }
 
+  /// Opens `folder` as File > Open DICOM folder does (scan, import dialog, Import button)
+  /// and waits until everything is on screen.
+  void openThroughImportDialog(const QString& folder) {
+    QSignalSpy loaded(window_.get(), &MainWindow::patientLoaded);
+    QSignalSpy ready(window_.get(), &MainWindow::sceneReady);
+    QVERIFY(window_->openFolder(folder));
+    QTRY_VERIFY_WITH_TIMEOUT(window_->importDialog() != nullptr, kImportTimeoutMs);
+    auto* importButton = window_->importDialog()->findChild<QPushButton*>("importButton");
+    QVERIFY(importButton && importButton->isEnabled());
+    QTest::mouseClick(importButton, Qt::LeftButton);
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, kImportTimeoutMs);
+    QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, kImportTimeoutMs);
+  }
+
   std::unique_ptr<MainWindow> window_;
+  // Where the head-first supine phantom's PTV appeared, per slice orientation.
+  std::array<std::optional<QPointF>, 3> ptvCentroidOnScreen_;
 };
 
 int main(int argc, char** argv) {
