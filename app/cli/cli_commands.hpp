@@ -19,5 +19,6 @@ int cmdInspect(Args args);
 int cmdImport(Args args);
 int cmdMakeDemo(Args args);
 int cmdBench(Args args);
+int cmdProton(Args args);
 
 }  // namespace penumbra::cli

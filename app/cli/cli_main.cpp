@@ -15,8 +15,11 @@ commands:
   inspect DIR                     DICOM doctor: series, frames of reference, unresolved references, geometry
   import DIR [--series KEY]       import a CT + structure set and print what was read
   make-demo DIR                   write a synthetic water-box phantom (CT + RT Structure Set) to DIR
+  proton [--phantom water|box|hn] [--backend cpu|cuda|auto] [--variant classic|dda-nc]
+         [--out FILE.mhd] [--matrix]
+                                  proton pencil-beam dose of a plan on a built-in phantom
   bench [SUITE...] [--json FILE] [--reps N]
-                                  run benchmarks and print one table; suites: import, bandwidth
+                                  run benchmarks and print one table; suites: import, bandwidth, proton
                                   (default: all that this build supports)
 )";
 }
@@ -35,6 +38,7 @@ int main(int argc, char** argv) {
     if (cmd == "inspect") return cmdInspect(args);
     if (cmd == "import") return cmdImport(args);
     if (cmd == "bench") return cmdBench(args);
+    if (cmd == "proton") return cmdProton(args);
     if (cmd == "make-demo") return cmdMakeDemo(args);
     if (cmd == "-h" || cmd == "--help" || cmd == "help") {
       usage();

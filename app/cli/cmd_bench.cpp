@@ -13,6 +13,7 @@
 namespace penumbra::cli {
 
 std::vector<BenchRow> benchImport(int reps);  // bench_import.cpp
+std::vector<BenchRow> benchProton(int reps);  // bench_proton.cpp
 
 namespace {
 
@@ -48,8 +49,10 @@ int cmdBench(Args args) {
       r = benchBandwidth(std::max(reps, 20));
     else if (s == "import")
       r = benchImport(reps);
+    else if (s == "proton")
+      r = benchProton(reps);
     else {
-      std::cerr << "penumbra-cli bench: unknown suite '" << s << "' (import, bandwidth)\n";
+      std::cerr << "penumbra-cli bench: unknown suite '" << s << "' (import, bandwidth, proton)\n";
       return 2;
     }
     rows.insert(rows.end(), r.begin(), r.end());

@@ -1,0 +1,187 @@
+#include "proton/bev_grid.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "core/error.hpp"
+
+namespace penumbra::proton {
+
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+double smallestSpacing(const Grid& g) {
+  return std::min({g.spacing.x, g.spacing.y, g.spacing.z});
+}
+
+/// Calls f(tile, layer, spot) for every tile whose (one-cell widened) box a spot can reach.
+/// Spots are visited layer by layer in beam order, so lists come out sorted.
+template <typename F>
+void forEachTileHit(const ProtonBeam& beam, const BeamLayout& L, F&& f) {
+  const pb::BevGeometry& g = L.bev;
+  int spot = 0;
+  for (std::size_t l = 0; l < beam.layers.size(); ++l) {
+    const double R = L.cullRadiusIsoMm[l];
+    const double R2 = R * R;
+    for (const ProtonSpot& s : beam.layers[l].spots) {
+      // Ray index range the disc can touch, widened by one cell for the dose matrix, which
+      // interpolates between ray i and i + 1.
+      const int iLo = std::max(0, int(std::ceil((s.x - R - g.a0) / g.da)) - 1);
+      const int iHi = std::min(g.nA - 1, int(std::floor((s.x + R - g.a0) / g.da)));
+      const int jLo = std::max(0, int(std::ceil((s.y - R - g.b0) / g.db)) - 1);
+      const int jHi = std::min(g.nB - 1, int(std::floor((s.y + R - g.b0) / g.db)));
+      for (int tb = jLo / pb::kTile; iLo <= iHi && tb <= jHi / pb::kTile; ++tb) {
+        for (int ta = iLo / pb::kTile; ta <= iHi / pb::kTile; ++ta) {
+          // Exact disc-rectangle test against the tile's rays plus one cell.
+          const double aLo = g.a0 + g.da * (ta * pb::kTile);
+          const double aHi = g.a0 + g.da * std::min((ta + 1) * pb::kTile, g.nA - 1);
+          const double bLo = g.b0 + g.db * (tb * pb::kTile);
+          const double bHi = g.b0 + g.db * std::min((tb + 1) * pb::kTile, g.nB - 1);
+          const double ca = std::clamp(s.x, aLo, aHi) - s.x;
+          const double cb = std::clamp(s.y, bLo, bHi) - s.y;
+          if (ca * ca + cb * cb <= R2) f(tb * L.tilesA + ta, int(l), spot);
+        }
+      }
+      ++spot;
+    }
+  }
+}
+
+}  // namespace
+
+double gaussianNormalisation(double c) {
+  const double k = kProtonsPerWeightUnit * kGyPerMeVPerGram * 100.0;
+  return k / (2.0 * kPi * (1.0 - std::exp(-0.5 * c * c)));
+}
+
+BeamLayout layoutBeam(const ProtonBeam& beam, const Grid& doseGrid, const ProtonMachine& machine,
+                      const BevSampling& sampling) {
+  const BeamModel& model = machine.beamModel();
+  PENUMBRA_REQUIRE(sampling.cutoffSigmas >= 1 && sampling.cutoffSigmas <= 10, InvalidArgument,
+                   "kernel cut-off must be between 1 and 10 sigma");
+  BeamLayout L;
+  L.frame = makeBeamFrame(beam);
+  const BeamFrame& F = L.frame;
+  const double da = sampling.lateralSpacingMm > 0 ? sampling.lateralSpacingMm
+                                                  : smallestSpacing(doseGrid);
+  const double dd = sampling.depthStepMm > 0 ? sampling.depthStepMm : smallestSpacing(doseGrid);
+  PENUMBRA_REQUIRE(std::isfinite(da) && std::isfinite(dd) && da > 0 && dd > 0, InvalidArgument,
+                   "BEV spacing must be positive");
+
+  // Depth range and lateral reach of the dose grid's box (centres +- half a voxel): the
+  // perspective image of a box is the hull of its corners' images.
+  double dMin = std::numeric_limits<double>::infinity(), dMax = -dMin;
+  double aLo = dMin, aHi = -dMin, bLo = dMin, bHi = -dMin;
+  for (int c = 0; c < 8; ++c) {
+    const Vec3 idx{(c & 1) ? doseGrid.dims[0] - 0.5 : -0.5, (c & 2) ? doseGrid.dims[1] - 0.5 : -0.5,
+                   (c & 4) ? doseGrid.dims[2] - 0.5 : -0.5};
+    const Vec3 p = doseGrid.indexToWorld(idx);
+    double a, b, d;
+    F.patientToBev(p, a, b, d);
+    PENUMBRA_REQUIRE(d > 0.01 * F.sad, InvalidArgument,
+                     "beam '" + beam.name + "': the dose grid reaches its virtual source");
+    dMin = std::min(dMin, d);
+    dMax = std::max(dMax, d);
+    aLo = std::min(aLo, a); aHi = std::max(aHi, a);
+    bLo = std::min(bLo, b); bHi = std::max(bHi, b);
+  }
+
+  // Spots' reach: c sigma_max per layer (sigma_MCS grows with depth and is largest at the end
+  // of range), at the iso plane seen from the nearest plane.
+  double sLoA = std::numeric_limits<double>::infinity(), sHiA = -sLoA, sLoB = sLoA, sHiB = -sLoA;
+  double reachMax = 0;
+  bool anySpot = false;
+  for (const EnergyLayer& layer : beam.layers) {
+    const double e = layer.energyMeV;
+    PENUMBRA_REQUIRE(e >= model.minEnergyMeV() && e <= model.maxEnergyMeV(), InvalidArgument,
+                     "beam '" + beam.name + "': energy " + std::to_string(e) +
+                         " MeV is outside the beam model");
+    const double sig = machine.maxSigmaMm(e);
+    const double reach = sampling.cutoffSigmas * sig * F.sad / dMin;
+    L.cullRadiusIsoMm.push_back(reach);
+    for (const ProtonSpot& s : layer.spots) {
+      PENUMBRA_REQUIRE(std::isfinite(s.x) && std::isfinite(s.y) && std::isfinite(s.weight) &&
+                           s.weight >= 0,
+                       InvalidArgument, "beam '" + beam.name + "': spot with invalid position or weight");
+      anySpot = true;
+      reachMax = std::max(reachMax, reach);
+      sLoA = std::min(sLoA, s.x - reach); sHiA = std::max(sHiA, s.x + reach);
+      sLoB = std::min(sLoB, s.y - reach); sHiB = std::max(sHiB, s.y + reach);
+    }
+  }
+  // One extra ray on each side so interpolation at the footprint's edge sees the zero.
+  aLo = std::max(aLo, sLoA) - da; aHi = std::min(aHi, sHiA) + da;
+  bLo = std::max(bLo, sLoB) - da; bHi = std::min(bHi, sHiB) + da;
+  if (!anySpot || !(aLo < aHi) || !(bLo < bHi)) return L;  // empty
+
+  pb::BevGeometry& g = L.bev;
+  for (int a = 0; a < 3; ++a) {
+    g.source[a] = F.source[a];
+    g.u[a] = F.u[a];
+    g.v[a] = F.v[a];
+    g.w[a] = F.w[a];
+  }
+  g.sad = F.sad;
+  const double nA = std::ceil((aHi - aLo) / da) + 1, nB = std::ceil((bHi - bLo) / da) + 1;
+  const double nD = std::ceil((dMax - dMin) / dd) + 1;
+  PENUMBRA_REQUIRE(nA * nB * nD < 9e15, InvalidArgument, "BEV grid is absurdly large");
+  PENUMBRA_REQUIRE(nA < 2e9 && nB < 2e9 && nD < 2e9, OutOfMemory,
+                   "BEV grid of beam '" + beam.name + "' has more than 2^31 samples per axis");
+  g.nA = int(nA);
+  g.nB = int(nB);
+  g.nD = int(nD);
+  g.a0 = aLo;
+  g.b0 = bLo;
+  g.da = da;
+  g.db = da;
+  g.d0 = dMin;
+  g.dd = dd;
+  L.empty = false;
+  L.tilesA = (g.nA + pb::kTile - 1) / pb::kTile;
+  L.tilesB = (g.nB + pb::kTile - 1) / pb::kTile;
+  forEachTileHit(beam, L, [&](int, int, int) { ++L.tileListEntries; });
+  return L;
+}
+
+PreparedBeam prepareBeam(const ProtonBeam& beam, const Grid& doseGrid, const ProtonMachine& machine,
+                         const BevSampling& sampling, std::size_t firstGlobalSpot) {
+  PreparedBeam P;
+  P.layout = layoutBeam(beam, doseGrid, machine, sampling);
+  PENUMBRA_REQUIRE(P.layout.tileListEntries < std::size_t(1) << 31, OutOfMemory,
+                   "beam '" + beam.name + "': more than 2^31 spot-tile pairs");
+  P.firstGlobalSpot = firstGlobalSpot;
+  int spot = 0;
+  for (const EnergyLayer& layer : beam.layers) {
+    PreparedLayer pl;
+    pl.spotBegin = spot;
+    for (const ProtonSpot& s : layer.spots) {
+      P.spotA.push_back(s.x);
+      P.spotB.push_back(s.y);
+      P.spotW.push_back(s.weight);
+      ++spot;
+    }
+    pl.spotEnd = spot;
+    if (!P.layout.empty) pl.table = machine.table(layer.energyMeV);
+    P.layers.push_back(pl);
+  }
+  if (P.layout.empty) return P;
+  const std::size_t nL = beam.layers.size();
+  const std::size_t cells = P.layout.tileCount() * nL;
+  std::vector<int> count(cells + 1, 0);
+  forEachTileHit(beam, P.layout, [&](int t, int l, int) { ++count[std::size_t(t) * nL + l]; });
+  P.tileLayerBegin.assign(cells + 1, 0);
+  for (std::size_t c = 0; c < cells; ++c) P.tileLayerBegin[c + 1] = P.tileLayerBegin[c] + count[c];
+  PENUMBRA_REQUIRE(std::size_t(P.tileLayerBegin[cells]) == P.layout.tileListEntries, Internal,
+                   "tile list count changed between layout and preparation");
+  P.tileSpots.resize(P.layout.tileListEntries);
+  std::vector<int> cursor(P.tileLayerBegin.begin(), P.tileLayerBegin.end() - 1);
+  forEachTileHit(beam, P.layout, [&](int t, int l, int s) {
+    P.tileSpots[std::size_t(cursor[std::size_t(t) * nL + l]++)] = s;
+  });
+  return P;
+}
+
+}  // namespace penumbra::proton

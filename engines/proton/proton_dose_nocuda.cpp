@@ -1,0 +1,14 @@
+// Built instead of cuda/*.cu when Penumbra has no CUDA: the CUDA entry point exists and says why
+// it cannot run. computeProtonDose() never gets here in such a build (selectBackend() resolves
+// to the CPU), but a direct call must fail with a clear message, not a link error.
+#include "core/error.hpp"
+#include "proton/proton_backend.hpp"
+
+namespace penumbra::proton::detail {
+
+void computeCuda(const ResolvedRequest&, ProtonDoseResult&, const JobControl&) {
+  PENUMBRA_THROW(Unsupported,
+                 "this build of Penumbra has no CUDA support (the proton engine runs on the CPU)");
+}
+
+}  // namespace penumbra::proton::detail

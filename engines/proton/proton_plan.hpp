@@ -1,0 +1,59 @@
+#pragma once
+/// Proton pencil-beam-scanning plan as the dose engine sees it: beams (IEC 61217 gantry and
+/// couch angles, isocentre, virtual source distance), their energy layers and spots.
+///
+/// Spot weights are in units of kProtonsPerWeightUnit = 1e9 protons: a spot of weight 1 delivers
+/// 10^9 protons, and the engine's dose is in Gy for the weights given (so "Gy per unit weight" is
+/// the dose of 10^9 protons). For scale: 10^9 protons of 100 MeV in a 5 mm sigma spot give
+/// ~0.5 Gy on the axis in the plateau.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "core/vec3.hpp"
+
+namespace penumbra::proton {
+
+/// Protons per unit spot weight.
+inline constexpr double kProtonsPerWeightUnit = 1e9;
+/// 1 MeV/g in Gy (J/kg): 1.602176634e-13 J / 1e-3 kg.
+inline constexpr double kGyPerMeVPerGram = 1.602176634e-10;
+
+/// One scanned spot.
+struct ProtonSpot {
+  double x = 0;       ///< mm at the isocentre plane, along IEC beam-limiting-device X (u axis)
+  double y = 0;       ///< mm at the isocentre plane, along IEC beam-limiting-device Y (v axis)
+  double weight = 1;  ///< units of kProtonsPerWeightUnit protons (>= 0)
+};
+
+/// One energy layer: all its spots share the nominal energy.
+struct EnergyLayer {
+  double energyMeV = 0;  ///< nominal kinetic energy at the nozzle [MeV]
+  std::vector<ProtonSpot> spots;
+};
+
+/// One treatment field. Patient position is head-first supine (see beam_geometry.hpp).
+struct ProtonBeam {
+  std::string name;
+  double gantryDeg = 0;                   ///< IEC 61217 gantry angle [deg]
+  double couchDeg = 0;                    ///< IEC 61217 patient-support angle [deg]
+  Vec3 isocenter;                         ///< patient LPS [mm]
+  double virtualSourceDistanceMm = 2000;  ///< virtual source to isocentre [mm] (SAD)
+  std::vector<EnergyLayer> layers;
+
+  std::size_t spotCount() const {
+    std::size_t n = 0;
+    for (const auto& l : layers) n += l.spots.size();
+    return n;
+  }
+};
+
+/// Total spots of a plan; the dose-deposition matrix numbers its columns in this order (beam,
+/// then layer, then spot).
+inline std::size_t totalSpotCount(const std::vector<ProtonBeam>& beams) {
+  std::size_t n = 0;
+  for (const auto& b : beams) n += b.spotCount();
+  return n;
+}
+
+}  // namespace penumbra::proton
