@@ -145,11 +145,15 @@ std::vector<BenchRow> benchProton(int reps) {
                fmt("speed-up %.1fx vs CPU", cpuMs / ms) +
                    fmt(", max |cuda-cpu| %.4f %% of max dose", maxDiffPct) +
                    (ms < 30 ? ", < 30 ms goal met" : ", above the 30 ms goal")};
+    r.speedupVsCpu = cpuMs / ms;
+    r.accuracy = maxDiffPct;
+    r.accuracyWhat = "max |cuda-cpu| in % of max dose";
     rows.push_back(r);
     for (const char* k : {"hu_to_spr", "bev_wepl_dda", "gaussian_superposition", "bev_to_patient_trilinear"}) {
       const auto it = cuda.kernels.find(k);
       if (it == cuda.kernels.end()) continue;
-      const KernelProfile& p = it->second;
+      KernelProfile p = it->second;
+      if (p.backend.empty()) p.backend = "cuda";
       std::string rate, note = fmt("%.0f regs", double(p.registersPerThread)) +
                                fmt(", %.0f B smem", double(p.sharedBytesPerBlock)) +
                                fmt(", occupancy %.0f %%", 100 * p.theoreticalOccupancy) +
@@ -158,10 +162,17 @@ std::vector<BenchRow> benchProton(int reps) {
         rate = fmt("%.3g Gauss/s", contributions / (p.medianMs * 1e-3));
       else if (p.bytes > 0)
         rate = fmt("%.0f GB/s", p.gbPerS());
+      BenchRow row{"proton", "hn-2field", p, rate, ""};
       const auto c = cpu.kernels.find(k);
-      if (c != cpu.kernels.end() && p.medianMs > 0)
+      if (c != cpu.kernels.end() && p.medianMs > 0) {
         note += fmt("; CPU %.1f ms", c->second.medianMs) + fmt(" (%.0fx)", c->second.medianMs / p.medianMs);
-      rows.push_back({"proton", "hn-2field", p, rate, note});
+        row.speedupVsCpu = c->second.medianMs / p.medianMs;
+      }
+      const auto classic = cudaClassic.kernels.find(k);
+      if (std::string(k) == "bev_wepl_dda" && classic != cudaClassic.kernels.end())
+        row.speedupVsBaseline = classic->second.medianMs / p.medianMs;  // baseline: classic DDA
+      row.note = note;
+      rows.push_back(row);
     }
     const auto wc = cudaClassic.kernels.find("bev_wepl_dda");
     const auto wn = cuda.kernels.find("bev_wepl_dda");

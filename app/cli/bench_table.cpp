@@ -1,5 +1,6 @@
 #include "bench_table.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <iostream>
@@ -14,15 +15,21 @@ std::string todayIso() {
   return buf;
 }
 
+void applyMeasuredPeak(std::vector<BenchRow>& rows, double peakGBs) {
+  for (auto& r : rows)
+    if (r.profile.backend == "cuda" && r.profile.bytes > 0) r.profile.peakBandwidthGBs = peakGBs;
+}
+
 void printBenchTable(const std::vector<BenchRow>& rows) {
-  std::printf("\n%-10s %-22s %-14s %-6s %10s %8s %14s %7s  %s\n", "suite", "case", "variant",
-              "backend", "median_ms", "min_ms", "rate", "%peak", "device / note");
+  std::printf("\n%-10s %-12s %-26s %-17s %-4s %10s %9s %16s %6s  %s\n", "suite", "case", "kernel",
+              "variant", "bknd", "median_ms", "min_ms", "rate", "%peak", "device / note");
   for (const auto& r : rows) {
     const auto& p = r.profile;
     char peak[16] = "-";
     if (p.peakBandwidthGBs > 0) std::snprintf(peak, sizeof peak, "%.1f", p.pctPeakBandwidth());
-    std::printf("%-10s %-22s %-14s %-6s %10.3f %8.3f %14s %7s  %s%s%s\n", r.suite.c_str(),
-                r.caseName.c_str(), p.variant.c_str(), p.backend.c_str(), p.medianMs, p.minMs,
+    std::printf("%-10s %-12s %-26s %-17s %-4s %10.3f %9.3f %16s %6s  %s%s%s\n", r.suite.c_str(),
+                r.caseName.c_str(), p.kernel.c_str(), p.variant.c_str(), p.backend.c_str(),
+                p.medianMs, p.minMs,
                 r.rate.c_str(), peak, p.device.c_str(), r.note.empty() ? "" : " / ",
                 r.note.c_str());
   }
@@ -42,6 +49,11 @@ std::string benchRowsToJson(const std::vector<BenchRow>& rows, const std::string
        << ", \"min_ms\": " << p.minMs;
     if (p.bytes > 0) os << ", \"gbps\": " << p.gbPerS();
     if (p.peakBandwidthGBs > 0) os << ", \"pct_peak_bw\": " << p.pctPeakBandwidth();
+    if (p.flops > 0) os << ", \"gflops\": " << p.gflopPerS();
+    if (!std::isnan(r.speedupVsBaseline)) os << ", \"speedup_vs_baseline\": " << r.speedupVsBaseline;
+    if (!std::isnan(r.speedupVsCpu)) os << ", \"speedup_vs_cpu\": " << r.speedupVsCpu;
+    if (!std::isnan(r.accuracy))
+      os << ", \"accuracy\": " << r.accuracy << ", \"accuracy_what\": \"" << r.accuracyWhat << "\"";
     os << ", \"rate\": \"" << r.rate << "\", \"note\": \"" << r.note << "\"}"
        << (i + 1 < rows.size() ? "," : "") << "\n";
   }

@@ -41,7 +41,7 @@ int cmdBench(Args args) {
   const int reps = std::stoi(takeOption(args, "--reps", "5"));
   if (reps < 1) PENUMBRA_THROW(InvalidArgument, "--reps must be at least 1");
   std::vector<std::string> suites = args;
-  if (suites.empty()) suites = {"bandwidth", "import"};
+  if (suites.empty()) suites = {"bandwidth", "import", "proton"};
   std::vector<BenchRow> rows;
   for (const auto& s : suites) {
     std::vector<BenchRow> r;
@@ -57,6 +57,9 @@ int cmdBench(Args args) {
     }
     rows.insert(rows.end(), r.begin(), r.end());
   }
+  // "% of peak" is relative to this GPU's bandwidth measured in this run (d2d copy).
+  for (const auto& r : rows)
+    if (r.suite == "bandwidth") applyMeasuredPeak(rows, r.profile.gbPerS());
   printBenchTable(rows);
   if (!json.empty()) {
     std::ofstream out(json);
