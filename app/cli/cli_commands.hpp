@@ -20,5 +20,6 @@ int cmdImport(Args args);
 int cmdMakeDemo(Args args);
 int cmdBench(Args args);
 int cmdProton(Args args);
+int cmdPlan(Args args);
 
 }  // namespace penumbra::cli

@@ -18,6 +18,13 @@ commands:
   proton [--phantom water|box|hn] [--backend cpu|cuda|auto] [--variant classic|dda-nc]
          [--out FILE.mhd] [--matrix]
                                   proton pencil-beam dose of a plan on a built-in phantom
+  proton --case CASE.json [--backend ...] [--variant ...] [--out FILE.mhd] [--record]
+                                  dose of a case file's beams on its DICOM CT (--record adds the
+                                  dose set to the case)
+  plan --dicom DIR [--series KEY] --target NAME [--gantry 0,90] [--spacing 5] [--margin 5]
+       [--layer-spacing 3] [--pattern hex|square] [--weights uniform|depth] --out CASE.json
+                                  generate proton beams, layers and spots on a target structure
+                                  and save them as a case file (penumbra-cli plan for all options)
   bench [SUITE...] [--json FILE] [--reps N]
                                   run benchmarks and print one table; suites: import, bandwidth, proton
                                   (default: all that this build supports)
@@ -39,6 +46,7 @@ int main(int argc, char** argv) {
     if (cmd == "import") return cmdImport(args);
     if (cmd == "bench") return cmdBench(args);
     if (cmd == "proton") return cmdProton(args);
+    if (cmd == "plan") return cmdPlan(args);
     if (cmd == "make-demo") return cmdMakeDemo(args);
     if (cmd == "-h" || cmd == "--help" || cmd == "help") {
       usage();

@@ -1,7 +1,11 @@
-// penumbra-cli proton: proton pencil-beam dose of a plan on a built-in phantom (water, box =
-// matRad's BOXPHANTOM, hn = the head-and-neck-sized benchmark case), written as MetaImage
+// penumbra-cli proton: proton pencil-beam dose of a plan, either on a built-in phantom (water,
+// box = matRad's BOXPHANTOM, hn = the head-and-neck-sized benchmark case) or from a case file
+// (DICOM CT + structures + beams and spots, see io/case/case_file.hpp), written as MetaImage
 // (.mhd header + .raw float32), the format 3D Slicer, ITK-SNAP and ParaView open directly.
+#include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -10,6 +14,13 @@
 #include "proton/proton_dose.hpp"
 #include "proton/proton_phantoms.hpp"
 #include "raytrace/raytrace.hpp"
+
+#if defined(PENUMBRA_HAVE_DICOM) && defined(PENUMBRA_HAVE_CASE_FILES)
+#define PENUMBRA_CLI_CASES 1
+#include "case/case_file.hpp"
+#include "dicom/dicom_import.hpp"
+#include "proton/spot_generation.hpp"
+#endif
 
 namespace penumbra::cli {
 
@@ -42,19 +53,141 @@ void writeMetaImage(const std::string& path, const Volume<float>& v) {
   if (!r) PENUMBRA_THROW(Io, "error writing '" + raw + "'");
 }
 
+
+#ifdef PENUMBRA_CLI_CASES
+/// Isotropic grid of spacing h [mm] over the CT's extent (same direction cosines).
+Grid resampledGrid(const Grid& ct, double h) {
+  Grid g = ct;
+  Vec3 half{};
+  for (int c = 0; c < 3; ++c) {
+    const double extent = ct.dims[c] * ct.spacing[c];
+    g.dims[c] = std::max(1, int(std::lround(extent / h)));
+    g.spacing[c] = h;
+    half[c] = 0.5 * (extent - g.dims[c] * h);  // centre the new grid on the old one
+  }
+  g.origin = ct.indexToWorld(Vec3{-0.5, -0.5, -0.5}) + ct.direction * (half + Vec3{h / 2, h / 2, h / 2});
+  return g;
+}
+
+/// Imports the case's CT and structures, computes the dose of its beams, prints a summary.
+int doseFromCase(const std::string& caseFile, const std::string& backendOpt,
+                 const std::string& variantOpt, const std::string& out, bool record) {
+  const auto t0 = std::chrono::steady_clock::now();
+  io::CaseFile c = io::readCaseFile(caseFile);
+  const std::string folder = io::resolveCasePath(caseFile, c.data.dicomFolder);
+  const io::DicomScan scan = io::scanDicomFolder(folder);
+  io::ImportOptions options;
+  options.structureSetFile = io::resolveCasePath(caseFile, c.data.structureSetFile);
+  io::PatientImportResult imported = io::importPatient(scan, c.data.seriesKey, options);
+  for (const auto& w : imported.messages.warnings) std::cout << "warning: " << w << "\n";
+  for (const auto& e : imported.messages.errors) std::cout << "error: " << e << "\n";
+  if (!imported.ok()) return 1;
+  const Patient& patient = imported.patient;
+  const double importMs =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+
+  proton::ProtonDoseRequest req;
+  req.ct = std::make_shared<CtVolume>(patient.ct);
+  req.beams = c.beams;
+  req.doseGrid = c.engine.doseGridSpacingMm > 0 ? resampledGrid(patient.ct.grid, c.engine.doseGridSpacingMm)
+                                               : patient.ct.grid;
+  req.backend = backendOpt.empty() ? c.engine.backend : parseBackend(backendOpt);
+  req.variant = variantOpt.empty() ? c.engine.variant : parseDdaVariant(variantOpt);
+  std::printf("case %s: CT %dx%dx%d from %s (%.0f ms), dose grid %dx%dx%d of %.2f mm\n",
+              caseFile.c_str(), patient.ct.grid.dims[0], patient.ct.grid.dims[1],
+              patient.ct.grid.dims[2], folder.c_str(), importMs, req.doseGrid.dims[0],
+              req.doseGrid.dims[1], req.doseGrid.dims[2], req.doseGrid.spacing.x);
+  for (const auto& b : req.beams)
+    std::printf("  beam %-8s gantry %5.1f couch %5.1f iso (%.1f, %.1f, %.1f) mm: %zu layers, %zu spots\n",
+                b.name.c_str(), b.gantryDeg, b.couchDeg, b.isocenter.x, b.isocenter.y,
+                b.isocenter.z, b.layers.size(), b.spotCount());
+  const proton::ProtonDoseResult res = proton::computeProtonDose(req);
+  for (const auto& m : res.messages) std::printf("note: %s\n", m.c_str());
+  const Volume<float>& d = res.dose;
+  std::size_t iMax = 0;
+  for (std::size_t v = 0; v < d.data.size(); ++v)
+    if (d.data[v] > d.data[iMax]) iMax = v;
+  const std::size_t nx = std::size_t(d.grid.dims[0]), ny = std::size_t(d.grid.dims[1]);
+  const Vec3 pMax = d.grid.indexToWorld(
+      Vec3{double(iMax % nx), double((iMax / nx) % ny), double(iMax / (nx * ny))});
+  std::printf("backend %s (%s), variant %s: %zu spots, dose %.1f ms\n", toString(res.backend),
+              res.device.c_str(), toString(req.variant), proton::totalSpotCount(req.beams),
+              res.elapsedMs);
+  std::printf("max dose %.4g Gy at (%.1f, %.1f, %.1f) mm\n", double(d.data[iMax]), pMax.x,
+              pMax.y, pMax.z);
+  if (const Structure* t = patient.structures.find(c.prescription.target)) {
+    // Dose at the target's voxel centres (nearest dose voxel when the grids differ).
+    double sum = 0, lo = 1e300, hi = 0;
+    std::size_t n = 0;
+    const Grid& g = t->mask.grid;
+    for (int k = 0; k < g.dims[2]; ++k)
+      for (int j = 0; j < g.dims[1]; ++j)
+        for (int i = 0; i < g.dims[0]; ++i) {
+          if (!t->mask.at(i, j, k)) continue;
+          std::array<int, 3> q{};
+          if (!d.grid.worldToNearestIndex(g.indexToWorld(Vec3{double(i), double(j), double(k)}), q)) continue;
+          const double v = d.at(q[0], q[1], q[2]);
+          sum += v, lo = std::min(lo, v), hi = std::max(hi, v), ++n;
+        }
+    const Vec3 ctr = proton::targetCentroid(t->mask);
+    std::array<int, 3> q{};
+    const bool inside = t->mask.grid.worldToNearestIndex(pMax, q) && t->mask.at(q[0], q[1], q[2]);
+    std::printf("target '%s': centroid (%.1f, %.1f, %.1f) mm, max dose %.1f mm from it (%s the "
+                "target); dose min/mean/max %.4g / %.4g / %.4g Gy over %zu voxels\n",
+                t->name.c_str(), ctr.x, ctr.y, ctr.z, norm(pMax - ctr), inside ? "inside" : "outside",
+                lo, n ? sum / double(n) : 0.0, hi, n);
+    if (n && sum > 0 && c.prescription.dosePerFractionGy > 0)
+      std::printf("prescription %.3g Gy x %d: scale the spot weights by %.4g for a mean target dose "
+                  "of %.3g Gy per fraction\n",
+                  c.prescription.dosePerFractionGy, c.prescription.fractions,
+                  c.prescription.dosePerFractionGy / (sum / double(n)), c.prescription.dosePerFractionGy);
+  }
+  if (!out.empty()) {
+    writeMetaImage(out, d);
+    std::printf("wrote %s (MetaImage, float32 Gy)\n", out.c_str());
+    if (record) {  // keep the dose with the case, written atomically like every case save
+      c.doseSets.push_back({"proton " + std::string(toString(res.backend)) + " " +
+                                std::to_string(c.doseSets.size() + 1),
+                            io::relativeToCase(caseFile, out)});
+      io::writeCaseFile(caseFile, c);
+      std::printf("recorded dose set '%s' in %s\n", c.doseSets.back().name.c_str(), caseFile.c_str());
+    }
+  }
+  const double totalMs =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("total %.0f ms (import %.0f ms, dose %.0f ms)\n", totalMs, importMs, res.elapsedMs);
+  return 0;
+}
+#endif
 }  // namespace
 
 int cmdProton(Args args) {
+  const std::string caseFile = takeOption(args, "--case");
   const std::string phantom = takeOption(args, "--phantom", "box");
-  const std::string backend = takeOption(args, "--backend", "auto");
-  const std::string variant = takeOption(args, "--variant", "dda-nc");
+  const std::string backendOpt = takeOption(args, "--backend");
+  const std::string variantOpt = takeOption(args, "--variant");
+  const std::string backend = backendOpt.empty() ? "auto" : backendOpt;
+  const std::string variant = variantOpt.empty() ? "dda-nc" : variantOpt;
   const std::string out = takeOption(args, "--out");
   const bool matrix = takeFlag(args, "--matrix");
+  const bool record = takeFlag(args, "--record");
   if (!args.empty()) {
     std::cerr << "penumbra-cli proton: unexpected argument '" << args.front() << "'\n"
               << "usage: penumbra-cli proton [--phantom water|box|hn] [--backend cpu|cuda|auto]\n"
-              << "                           [--variant classic|dda-nc] [--out FILE.mhd] [--matrix]\n";
+              << "                           [--variant classic|dda-nc] [--out FILE.mhd] [--matrix]\n"
+              << "       penumbra-cli proton --case CASE.json [--backend cpu|cuda|auto]\n"
+              << "                           [--variant classic|dda-nc] [--out FILE.mhd] [--record]\n";
     return 2;
+  }
+  if (!caseFile.empty()) {
+#ifdef PENUMBRA_CLI_CASES
+    return doseFromCase(caseFile, backendOpt, variantOpt, out, record);
+#else
+    (void)record;
+    std::cerr << "penumbra-cli proton --case: this build has no DICOM or no case-file support "
+                 "(needs DCMTK and nlohmann_json)\n";
+    return 1;
+#endif
   }
   proton::ProtonPhantomCase pc;
   if (phantom == "water") pc = proton::makeWaterPhantomCase();

@@ -1,0 +1,102 @@
+#pragma once
+/// Case files: one JSON document that saves and restores a planning session (DESIGN.md section 4):
+/// where the data is (DICOM folder, CT series, structure set), the prescription, the beams with
+/// their energy layers and spots, the spot-generation options, the engine settings, the GUI's
+/// display settings (opaque here), and the dose sets exported so far.
+///
+/// Built only when nlohmann_json is found (PENUMBRA_HAVE_CASE_FILES=1); this header itself does
+/// not include it, so callers need no JSON library.
+///
+/// The document (version 1; every unit named once in "units"):
+///   { "format": "penumbra-case", "version": 1, "units": "...",
+///     "data": { "dicomFolder": "...", "seriesKey": "", "structureSetFile": "" },
+///     "prescription": { "target": "PTV", "dosePerFraction": 2.0, "fractions": 30 },
+///     "beams": [ { "name": "G0", "modality": "proton", "gantry": 0, "couch": 0,
+///                  "isocenter": [x, y, z], "virtualSourceDistance": 2000,
+///                  "layers": [ { "energy": 150.0, "spots": [[x, y, weight], ...] } ] } ],
+///     "spotGeneration": { "spotSpacing": 5, "lateralMargin": 5, "layerSpacing": 3,
+///                         "proximalMargin": 3, "distalMargin": 3, "pattern": "hexagonal",
+///                         "weighting": "uniform", "depthWeightExponent": 3, "raySpacing": 0 },
+///     "engine": { "backend": "auto", "variant": "dda-nc", "doseGridSpacing": 0 },
+///     "display": { ... whatever the GUI stores ... },
+///     "doseSets": [ { "name": "run 1", "file": "dose1.mhd" } ] }
+/// Only "version", "data.dicomFolder" and "beams" are required; the other sections and fields
+/// take the defaults of the structs below. Unknown keys are errors (a misspelt key must not
+/// silently fall back to a default), except inside "display", which is the GUI's.
+///
+/// Paths inside the file may be relative: they are relative to the case file's folder
+/// (resolveCasePath), so a case travels with its data.
+#include <string>
+#include <vector>
+
+#include "core/device.hpp"
+#include "proton/proton_plan.hpp"
+#include "proton/spot_generation.hpp"
+#include "raytrace/dda_traversal.hpp"
+
+namespace penumbra::io {
+
+/// The version this build writes and the only one it reads.
+inline constexpr int kCaseFileVersion = 1;
+
+struct CaseDataLocation {
+  std::string dicomFolder;       ///< folder scanned for the CT and structure set
+  std::string seriesKey;         ///< SeriesInfo::key of the CT; empty: the only CT series
+  std::string structureSetFile;  ///< RT Structure Set file; empty: the one referencing the CT
+};
+
+struct CasePrescription {
+  std::string target;             ///< structure name; empty: no prescription
+  double dosePerFractionGy = 0;   ///< [Gy] (> 0 when target is set)
+  int fractions = 0;              ///< (>= 1 when target is set)
+};
+
+struct CaseEngineSettings {
+  Backend backend = Backend::Auto;
+  DdaVariant variant = DdaVariant::BranchFree;
+  double doseGridSpacingMm = 0;  ///< isotropic dose grid spacing [mm]; 0: the CT grid
+};
+
+/// A computed dose kept with the case (file empty: not exported).
+struct CaseDoseSet {
+  std::string name;
+  std::string file;  ///< exported dose (MetaImage or RT Dose); relative to the case folder
+};
+
+struct CaseFile {
+  CaseDataLocation data;
+  CasePrescription prescription;
+  std::vector<proton::ProtonBeam> beams;  ///< modality "proton" (the only one so far)
+  proton::SpotGenerationOptions spotGeneration;
+  CaseEngineSettings engine;
+  /// The GUI's display settings as JSON object text (compact); "{}" when none. io keeps it
+  /// opaque so that it does not depend on the GUI.
+  std::string displayJson = "{}";
+  std::vector<CaseDoseSet> doseSets;
+};
+
+/// Parses and validates a document. Throws Error(Format) whose message names the JSON path of
+/// the first problem, e.g. "beams[1].layers[3].energy: expected a number", and
+/// Error(Unsupported) for another format version.
+CaseFile parseCaseFile(const std::string& jsonText);
+/// Reads `path` (Error(Io) when unreadable); errors are prefixed with the file name.
+CaseFile readCaseFile(const std::string& path);
+
+/// The JSON text of a case (2-space indent). Doubles are written with 17 significant digits, so
+/// parse(format(c)) == c exactly. Throws InvalidArgument (naming the path) for values the
+/// document cannot hold: non-finite numbers, negative weights, a display text that is not a
+/// JSON object.
+std::string formatCaseFile(const CaseFile& c);
+/// Writes atomically: the text goes to a temporary file in the same folder, is flushed to disk,
+/// then renamed over `path`; on any failure the temporary is removed and an existing `path` is
+/// left untouched. Throws Error(Io) naming the file and the system's reason.
+void writeCaseFile(const std::string& path, const CaseFile& c);
+
+/// `path` as written in a case file, resolved against the case file's folder when relative.
+std::string resolveCasePath(const std::string& caseFilePath, const std::string& path);
+/// `path` for writing into the case file `caseFilePath`: relative to the case's folder when the
+/// two share a folder below the file-system root, else absolute (so the case and its data can
+/// move together without a case in /tmp pointing at "../../work/...").
+std::string relativeToCase(const std::string& caseFilePath, const std::string& path);
+
+}  // namespace penumbra::io

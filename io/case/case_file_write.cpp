@@ -1,0 +1,200 @@
+// Writing side of case files: the JSON document of a CaseFile, and the atomic file write.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "case/case_file.hpp"
+#include "core/error.hpp"
+
+namespace penumbra::io {
+
+// ordered_json keeps the keys in the order written (format and version first), for people.
+using json = nlohmann::ordered_json;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kUnits =
+    "angles deg; positions, distances, spacings and margins mm (margins and layer spacing "
+    "water-equivalent); energies MeV; dose Gy; spot weights in units of 1e9 protons";
+
+/// nlohmann writes NaN and infinity as null, which would not read back: refuse them here, with
+/// the path, before anything touches the disk.
+void requireFinite(const json& j, const std::string& path) {
+  if (j.is_number_float() && !std::isfinite(j.get<double>()))
+    PENUMBRA_THROW(InvalidArgument, "case file: " + path + " is not a finite number");
+  if (j.is_array())
+    for (std::size_t i = 0; i < j.size(); ++i)
+      requireFinite(j[i], path + "[" + std::to_string(i) + "]");
+  if (j.is_object())
+    for (auto it = j.begin(); it != j.end(); ++it)
+      requireFinite(*it, path.empty() ? it.key() : path + "." + it.key());
+}
+
+/// Layers are written one per line (`{"energy": E, "spots": [[x, y, w], ...]}`): a plan has
+/// 10^3-10^4 spots, and one number per line made a 12 000-spot case 1.2 MB and unreadable. The
+/// layer objects go into the document as placeholder strings that formatCaseFile replaces with
+/// their compact text after the indented dump.
+/// Placeholder of layer k; it starts with a control character, which a dump always escapes.
+/// User strings could still spell it, so formatCaseFile counts the occurrences before replacing.
+std::string placeholder(std::size_t k) { return "\x01layer" + std::to_string(k); }
+
+json beamJson(const proton::ProtonBeam& b, std::size_t index, std::vector<std::string>& layerText) {
+  json layers = json::array();
+  for (std::size_t l = 0; l < b.layers.size(); ++l) {
+    json spots = json::array();
+    for (std::size_t s = 0; s < b.layers[l].spots.size(); ++s) {
+      const proton::ProtonSpot& p = b.layers[l].spots[s];
+      PENUMBRA_REQUIRE(p.weight >= 0, InvalidArgument,
+                       "case file: beams[" + std::to_string(index) + "].layers[" +
+                           std::to_string(l) + "].spots[" + std::to_string(s) +
+                           "]: weight must be >= 0");
+      spots.push_back(json::array({p.x, p.y, p.weight}));
+    }
+    json layer = {{"energy", b.layers[l].energyMeV}, {"spots", std::move(spots)}};
+    requireFinite(layer, "beams[" + std::to_string(index) + "].layers[" + std::to_string(l) + "]");
+    layerText.push_back(layer.dump());
+    layers.push_back(placeholder(layerText.size() - 1));
+  }
+  return {{"name", b.name},
+          {"modality", "proton"},
+          {"gantry", b.gantryDeg},
+          {"couch", b.couchDeg},
+          {"isocenter", json::array({b.isocenter.x, b.isocenter.y, b.isocenter.z})},
+          {"virtualSourceDistance", b.virtualSourceDistanceMm},
+          {"layers", std::move(layers)}};
+}
+
+std::string systemError(int err) { return std::strerror(err); }
+
+/// Writes all of `text` to a new file and fsyncs it; false with errno kept on failure.
+bool writeAndSync(int fd, const std::string& text) {
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    done += std::size_t(n);
+  }
+  return ::fsync(fd) == 0;
+}
+
+}  // namespace
+
+std::string formatCaseFile(const CaseFile& c) {
+  json doc;
+  doc["format"] = "penumbra-case";
+  doc["version"] = kCaseFileVersion;
+  doc["units"] = kUnits;
+  doc["data"] = {{"dicomFolder", c.data.dicomFolder},
+                 {"seriesKey", c.data.seriesKey},
+                 {"structureSetFile", c.data.structureSetFile}};
+  if (!c.prescription.target.empty())
+    doc["prescription"] = {{"target", c.prescription.target},
+                           {"dosePerFraction", c.prescription.dosePerFractionGy},
+                           {"fractions", c.prescription.fractions}};
+  json beams = json::array();
+  std::vector<std::string> layerText;
+  for (std::size_t b = 0; b < c.beams.size(); ++b) beams.push_back(beamJson(c.beams[b], b, layerText));
+  doc["beams"] = std::move(beams);
+  const proton::SpotGenerationOptions& o = c.spotGeneration;
+  doc["spotGeneration"] = {
+      {"spotSpacing", o.spotSpacingMm},
+      {"lateralMargin", o.lateralMarginMm},
+      {"layerSpacing", o.layerSpacingMm},
+      {"proximalMargin", o.proximalMarginMm},
+      {"distalMargin", o.distalMarginMm},
+      {"pattern", o.pattern == proton::SpotGridPattern::Square ? "square" : "hexagonal"},
+      {"weighting", o.weighting == proton::SpotWeighting::Uniform ? "uniform" : "depth"},
+      {"depthWeightExponent", o.depthWeightExponent},
+      {"raySpacing", o.raySpacingMm}};
+  static const char* const backends[] = {"cpu", "cuda", "auto"};
+  doc["engine"] = {{"backend", backends[int(c.engine.backend)]},
+                   {"variant", c.engine.variant == DdaVariant::Classic ? "classic" : "dda-nc"},
+                   {"doseGridSpacing", c.engine.doseGridSpacingMm}};
+  json display;
+  try {
+    display = json::parse(c.displayJson.empty() ? std::string("{}") : c.displayJson);
+  } catch (const json::parse_error& e) {
+    PENUMBRA_THROW(InvalidArgument, std::string("case file: display is not valid JSON: ") + e.what());
+  }
+  PENUMBRA_REQUIRE(display.is_object(), InvalidArgument, "case file: display must be a JSON object");
+  doc["display"] = std::move(display);
+  json sets = json::array();
+  for (const CaseDoseSet& s : c.doseSets) sets.push_back({{"name", s.name}, {"file", s.file}});
+  doc["doseSets"] = std::move(sets);
+  requireFinite(doc, "");
+  // nlohmann prints doubles with max_digits10 (17 significant digits): exact round trip.
+  std::string text = doc.dump(2);
+  const std::string prefix = "\"\\u0001layer";
+  std::size_t occurrences = 0;
+  for (std::size_t at = text.find(prefix); at != std::string::npos; at = text.find(prefix, at + 1))
+    ++occurrences;
+  if (occurrences != layerText.size()) {
+    // Some string of the case spells a placeholder: write the same document without compact
+    // layers (one number per line) rather than risk a wrong replacement.
+    std::size_t k = 0;
+    for (auto& b : doc["beams"])
+      for (auto& layer : b["layers"]) layer = json::parse(layerText[k++]);
+    return doc.dump(2) + "\n";
+  }
+  std::size_t from = 0;
+  for (std::size_t k = 0; k < layerText.size(); ++k) {
+    const std::string quoted = "\"\\u0001layer" + std::to_string(k) + "\"";
+    const std::size_t at = text.find(quoted, from);
+    PENUMBRA_REQUIRE(at != std::string::npos, Internal, "case file: layer placeholder lost");
+    text.replace(at, quoted.size(), layerText[k]);
+    from = at + layerText[k].size();
+  }
+  return text + "\n";
+}
+
+void writeCaseFile(const std::string& path, const CaseFile& c) {
+  const std::string text = formatCaseFile(c);  // every refusal happens before the disk is touched
+  const fs::path target(path);
+  const fs::path folder = target.parent_path().empty() ? fs::path(".") : target.parent_path();
+  static std::atomic<unsigned> counter{0};
+  // Same folder as the target, so the rename stays within one file system and is atomic.
+  // (Appended piecewise: GCC 12 warns falsely (-Wrestrict) on "literal" + std::string&&.)
+  std::string tmpName = ".";
+  tmpName += target.filename().string();
+  tmpName += ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+  const fs::path tmp = folder / tmpName;
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0)
+    PENUMBRA_THROW(Io, "cannot write case file '" + path + "': cannot create a temporary file in '" +
+                           folder.string() + "': " + systemError(errno));
+  const bool written = writeAndSync(fd, text);
+  const int writeErr = errno;
+  const bool closed = ::close(fd) == 0;
+  const int closeErr = errno;
+  if (!written || !closed) {
+    ::unlink(tmp.c_str());
+    PENUMBRA_THROW(Io, "cannot write case file '" + path + "': " +
+                           systemError(!written ? writeErr : closeErr) + " (existing file untouched)");
+  }
+  if (::rename(tmp.c_str(), target.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    PENUMBRA_THROW(Io, "cannot write case file '" + path + "': rename failed: " + systemError(err) +
+                           " (existing file untouched)");
+  }
+  // Make the rename itself durable; a failure here loses nothing already on disk, so it is not
+  // reported.
+  const int dfd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+}
+
+}  // namespace penumbra::io

@@ -1,0 +1,296 @@
+// Case files: exact round trip, validation errors that name the JSON path, atomic writes that
+// never damage an existing file.
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <functional>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "case/case_file.hpp"
+#include "core/error.hpp"
+
+namespace penumbra::io {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+class TempFolder {
+public:
+  TempFolder() {
+    path_ = fs::temp_directory_path() / ("penumbra-case-" + std::to_string(std::random_device{}()));
+    fs::create_directories(path_);
+  }
+  ~TempFolder() {
+    std::error_code ec;
+    fs::permissions(path_, fs::perms::owner_all, ec);
+    fs::remove_all(path_, ec);
+  }
+  std::string sub(const std::string& name) const { return (path_ / name).string(); }
+  std::size_t entries() const { return std::size_t(std::distance(fs::directory_iterator(path_), {})); }
+  const fs::path& path() const { return path_; }
+
+private:
+  fs::path path_;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// A case with awkward doubles (1/3, 0.1, 1e-7), two beams, every section filled.
+CaseFile sampleCase(int spotsPerLayer = 7) {
+  CaseFile c;
+  c.data = {"../data/BOXPHANTOM", "1.2.3.4", "RS.dcm"};
+  c.prescription = {"OuterTarget", 2.0, 30};
+  for (int b = 0; b < 2; ++b) {
+    proton::ProtonBeam beam;
+    beam.name = b == 0 ? "G0" : "G90 \"lateral\"";
+    beam.gantryDeg = 90.0 * b;
+    beam.couchDeg = b == 0 ? 0.0 : 270.0;
+    beam.isocenter = {-3.0, 1.0 / 3.0, 0.1};
+    beam.virtualSourceDistanceMm = 2000 + b;
+    for (int l = 0; l < 4; ++l) {
+      proton::EnergyLayer layer;
+      layer.energyMeV = 100.0 + l * 3.7 + 1e-7;
+      for (int s = 0; s < spotsPerLayer; ++s)
+        layer.spots.push_back({s * 5.0 / 3.0, -s * 0.1, 1.0 / (s + 1)});
+      beam.layers.push_back(layer);
+    }
+    c.beams.push_back(beam);
+  }
+  c.spotGeneration.spotSpacingMm = 4.5;
+  c.spotGeneration.pattern = proton::SpotGridPattern::Square;
+  c.spotGeneration.weighting = proton::SpotWeighting::DepthWeighted;
+  c.spotGeneration.layerSpacingMm = 0;
+  c.engine = {Backend::Cuda, DdaVariant::Classic, 2.5};
+  c.displayJson = R"({"colormap":"jet","isodoseLevels":[107,100,95],"opacity":0.4})";
+  c.doseSets = {{"run 1", "dose1.mhd"}, {"not exported", ""}};
+  return c;
+}
+
+void expectEqual(const CaseFile& a, const CaseFile& b) {
+  EXPECT_EQ(a.data.dicomFolder, b.data.dicomFolder);
+  EXPECT_EQ(a.data.seriesKey, b.data.seriesKey);
+  EXPECT_EQ(a.data.structureSetFile, b.data.structureSetFile);
+  EXPECT_EQ(a.prescription.target, b.prescription.target);
+  EXPECT_EQ(a.prescription.dosePerFractionGy, b.prescription.dosePerFractionGy);
+  EXPECT_EQ(a.prescription.fractions, b.prescription.fractions);
+  ASSERT_EQ(a.beams.size(), b.beams.size());
+  for (std::size_t i = 0; i < a.beams.size(); ++i) {
+    const auto &x = a.beams[i], &y = b.beams[i];
+    EXPECT_EQ(x.name, y.name);
+    EXPECT_EQ(x.gantryDeg, y.gantryDeg);
+    EXPECT_EQ(x.couchDeg, y.couchDeg);
+    EXPECT_EQ(x.isocenter.x, y.isocenter.x);
+    EXPECT_EQ(x.isocenter.y, y.isocenter.y);  // exact: 17 significant digits
+    EXPECT_EQ(x.isocenter.z, y.isocenter.z);
+    EXPECT_EQ(x.virtualSourceDistanceMm, y.virtualSourceDistanceMm);
+    ASSERT_EQ(x.layers.size(), y.layers.size());
+    for (std::size_t l = 0; l < x.layers.size(); ++l) {
+      EXPECT_EQ(x.layers[l].energyMeV, y.layers[l].energyMeV);
+      ASSERT_EQ(x.layers[l].spots.size(), y.layers[l].spots.size());
+      for (std::size_t s = 0; s < x.layers[l].spots.size(); ++s) {
+        EXPECT_EQ(x.layers[l].spots[s].x, y.layers[l].spots[s].x);
+        EXPECT_EQ(x.layers[l].spots[s].y, y.layers[l].spots[s].y);
+        EXPECT_EQ(x.layers[l].spots[s].weight, y.layers[l].spots[s].weight);
+      }
+    }
+  }
+  const auto &o = a.spotGeneration, &p = b.spotGeneration;
+  EXPECT_EQ(o.spotSpacingMm, p.spotSpacingMm);
+  EXPECT_EQ(o.lateralMarginMm, p.lateralMarginMm);
+  EXPECT_EQ(o.layerSpacingMm, p.layerSpacingMm);
+  EXPECT_EQ(o.proximalMarginMm, p.proximalMarginMm);
+  EXPECT_EQ(o.distalMarginMm, p.distalMarginMm);
+  EXPECT_EQ(o.pattern, p.pattern);
+  EXPECT_EQ(o.weighting, p.weighting);
+  EXPECT_EQ(o.depthWeightExponent, p.depthWeightExponent);
+  EXPECT_EQ(o.raySpacingMm, p.raySpacingMm);
+  EXPECT_EQ(a.engine.backend, b.engine.backend);
+  EXPECT_EQ(a.engine.variant, b.engine.variant);
+  EXPECT_EQ(a.engine.doseGridSpacingMm, b.engine.doseGridSpacingMm);
+  EXPECT_EQ(json::parse(a.displayJson), json::parse(b.displayJson));
+  ASSERT_EQ(a.doseSets.size(), b.doseSets.size());
+  for (std::size_t i = 0; i < a.doseSets.size(); ++i) {
+    EXPECT_EQ(a.doseSets[i].name, b.doseSets[i].name);
+    EXPECT_EQ(a.doseSets[i].file, b.doseSets[i].file);
+  }
+}
+
+TEST(CaseFile, RoundTripIsExact) {
+  TempFolder dir;
+  const CaseFile c = sampleCase();
+  writeCaseFile(dir.sub("case.json"), c);
+  const CaseFile back = readCaseFile(dir.sub("case.json"));
+  expectEqual(c, back);
+  EXPECT_EQ(formatCaseFile(back), slurp(dir.sub("case.json")));
+  EXPECT_EQ(dir.entries(), 1u);  // no temporary left behind
+  // Layers are one line each.
+  EXPECT_NE(slurp(dir.sub("case.json")).find(R"(        {"energy":100.0000001,"spots":[[0.0,)"),
+            std::string::npos);
+  // A name that spells the writer's layer placeholder still round-trips.
+  CaseFile odd = sampleCase();
+  odd.beams[0].name = "\x01layer1";
+  writeCaseFile(dir.sub("odd.json"), odd);
+  expectEqual(odd, readCaseFile(dir.sub("odd.json")));
+}
+
+TEST(CaseFile, MinimalDocumentTakesDefaults) {
+  const CaseFile c = parseCaseFile(R"({"version": 1, "data": {"dicomFolder": "ct"}, "beams": []})");
+  EXPECT_EQ(c.data.dicomFolder, "ct");
+  EXPECT_TRUE(c.beams.empty());
+  EXPECT_TRUE(c.prescription.target.empty());
+  EXPECT_EQ(c.engine.backend, Backend::Auto);
+  EXPECT_EQ(c.engine.variant, DdaVariant::BranchFree);
+  EXPECT_EQ(c.spotGeneration.spotSpacingMm, proton::SpotGenerationOptions{}.spotSpacingMm);
+  EXPECT_EQ(c.displayJson, "{}");
+}
+
+/// Applies `edit` to the sample document and expects an error whose message contains `needle`.
+void expectError(const std::function<void(json&)>& edit, const std::string& needle,
+                 ErrorCode code = ErrorCode::Format) {
+  json doc = json::parse(formatCaseFile(sampleCase()));
+  edit(doc);
+  try {
+    parseCaseFile(doc.dump());
+    ADD_FAILURE() << "no error; expected '" << needle << "'";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), code) << e.message();
+    EXPECT_NE(e.message().find(needle), std::string::npos) << e.message();
+  }
+}
+
+TEST(CaseFile, MalformedDocumentsNameThePath) {
+  expectError([](json& d) { d["beams"][1]["layers"][3]["energy"] = "150"; },
+              "beams[1].layers[3].energy: expected a number");
+  expectError([](json& d) { d["beams"][0].erase("gantry"); }, "beams[0].gantry: missing");
+  expectError([](json& d) { d["beams"][0]["isocenter"] = {1, 2}; }, "beams[0].isocenter: expected [x, y, z]");
+  expectError([](json& d) { d["beams"][0]["isocenter"][2] = nullptr; }, "beams[0].isocenter[2]: expected a number");
+  expectError([](json& d) { d["beams"][1]["layers"][0]["spots"][2] = {1, 2}; },
+              "beams[1].layers[0].spots[2]: expected [x, y, weight]");
+  expectError([](json& d) { d["beams"][0]["layers"][1]["spots"][4][2] = -1; },
+              "beams[0].layers[1].spots[4][2]: weight must be >= 0");
+  expectError([](json& d) { d["beams"][0]["gantyr"] = 10; }, "beams[0].gantyr: unknown key");
+  expectError([](json& d) { d["beams"] = json::object(); }, "beams: expected an array");
+  expectError([](json& d) { d.erase("data"); }, "data: missing");
+  expectError([](json& d) { d["data"]["dicomFolder"] = 3; }, "data.dicomFolder: expected a string");
+  expectError([](json& d) { d["engine"]["backend"] = "gpu"; }, "engine.backend: \"gpu\" is not one of");
+  expectError([](json& d) { d["spotGeneration"]["pattern"] = "round"; }, "spotGeneration.pattern");
+  expectError([](json& d) { d["prescription"]["fractions"] = 2.5; }, "prescription.fractions: expected an integer");
+  expectError([](json& d) { d["display"] = 3; }, "display: expected an object");
+  expectError([](json& d) { d.erase("version"); }, "version: missing");
+  expectError([](json& d) { d["version"] = "1"; }, "version: expected an integer");
+  expectError([](json& d) { d["format"] = "other"; }, "format: expected \"penumbra-case\"");
+  expectError([](json& d) { d["version"] = 2; }, "version 2 is not supported", ErrorCode::Unsupported);
+  expectError([](json& d) { d["beams"][1]["modality"] = "photon"; }, "beams[1].modality",
+              ErrorCode::Unsupported);
+  expectError([](json& d) { d = json::array(); }, "(document): expected an object");
+  EXPECT_THROW(parseCaseFile("{\"version\": 1, "), Error);
+  try {
+    parseCaseFile("{\"version\": 1,\n  \"beams\": [}");
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::Format);
+    EXPECT_NE(e.message().find("not valid JSON"), std::string::npos) << e.message();
+  }
+  // readCaseFile prefixes the file name.
+  TempFolder dir;
+  std::ofstream(dir.sub("bad.json")) << R"({"version": 1, "data": {"dicomFolder": 1}, "beams": []})";
+  try {
+    readCaseFile(dir.sub("bad.json"));
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_NE(e.message().find("bad.json': data.dicomFolder"), std::string::npos) << e.message();
+  }
+  EXPECT_THROW(readCaseFile(dir.sub("missing.json")), Error);
+}
+
+TEST(CaseFile, RefusedValuesNeverTouchTheExistingFile) {
+  TempFolder dir;
+  const std::string path = dir.sub("case.json");
+  writeCaseFile(path, sampleCase());
+  const std::string before = slurp(path);
+  CaseFile bad = sampleCase();
+  bad.beams[1].layers[2].spots[0].x = std::nan("");
+  try {
+    writeCaseFile(path, bad);
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_NE(e.message().find("beams[1].layers[2].spots[0][0]"), std::string::npos) << e.message();
+  }
+  bad = sampleCase();
+  bad.displayJson = "[1, 2]";
+  EXPECT_THROW(writeCaseFile(path, bad), Error);
+  EXPECT_EQ(slurp(path), before);
+  EXPECT_EQ(dir.entries(), 1u);
+}
+
+TEST(CaseFile, FailedWriteLeavesTheExistingFileIntact) {
+  TempFolder dir;
+  const std::string path = dir.sub("case.json");
+  writeCaseFile(path, sampleCase(1));
+  const std::string before = slurp(path);
+  // A write that fails half way: the file-size limit (which binds root too) stops the temporary
+  // file at 4 KiB; the new document is ~100 KiB.
+  rlimit old{};
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);
+  auto oldHandler = std::signal(SIGXFSZ, SIG_IGN);  // else the kernel kills the process
+  rlimit small = old;
+  small.rlim_cur = 4096;
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+  bool threw = false;
+  try {
+    writeCaseFile(path, sampleCase(2000));
+  } catch (const Error& e) {
+    threw = true;
+    EXPECT_EQ(e.code(), ErrorCode::Io);
+    EXPECT_NE(e.message().find("existing file untouched"), std::string::npos) << e.message();
+  }
+  setrlimit(RLIMIT_FSIZE, &old);
+  std::signal(SIGXFSZ, oldHandler);
+  EXPECT_TRUE(threw);
+  EXPECT_EQ(slurp(path), before);
+  EXPECT_EQ(dir.entries(), 1u);  // the partial temporary was removed
+  expectEqual(readCaseFile(path), sampleCase(1));
+
+  // A folder that does not exist.
+  EXPECT_THROW(writeCaseFile(dir.sub("no/such/folder/case.json"), sampleCase()), Error);
+}
+
+TEST(CaseFile, UnwritableFolderLeavesTheExistingFileIntact) {
+  TempFolder dir;
+  const std::string path = dir.sub("case.json");
+  writeCaseFile(path, sampleCase(1));
+  const std::string before = slurp(path);
+  fs::permissions(dir.path(), fs::perms::owner_read | fs::perms::owner_exec);
+  if (access(dir.path().c_str(), W_OK) == 0) {  // root ignores permissions
+    fs::permissions(dir.path(), fs::perms::owner_all);
+    GTEST_SKIP() << "running with permission override (root); the size-limit test covers this";
+  }
+  EXPECT_THROW(writeCaseFile(path, sampleCase(3)), Error);
+  fs::permissions(dir.path(), fs::perms::owner_all);
+  EXPECT_EQ(slurp(path), before);
+}
+
+TEST(CaseFile, PathsRelativeToTheCaseFolder) {
+  EXPECT_EQ(resolveCasePath("/a/b/case.json", "../data/ct"), "/a/data/ct");
+  EXPECT_EQ(resolveCasePath("/a/b/case.json", "/abs/ct"), "/abs/ct");
+  EXPECT_EQ(resolveCasePath("/a/b/case.json", ""), "");
+  EXPECT_EQ(relativeToCase("/a/b/case.json", "/a/data/ct"), "../data/ct");
+  EXPECT_EQ(relativeToCase("/a/b/case.json", "/a/b/ct"), "ct");
+  EXPECT_EQ(relativeToCase("/a/b/case.json", "/x/y"), "/x/y");  // nothing in common but "/"
+  EXPECT_EQ(resolveCasePath("/a/b/case.json", relativeToCase("/a/b/case.json", "/x/y")), "/x/y");
+}
+
+}  // namespace
+}  // namespace penumbra::io
