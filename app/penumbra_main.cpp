@@ -1,53 +1,20 @@
 // penumbra: the desktop application.
-//   penumbra [--open DIR [--series KEY]] [--no-demo | --synthetic-demo] [--screenshot FILE]
-//            [--bench-render N]
+//   penumbra [--open DIR [--series KEY]] [--no-demo | --synthetic-demo] [--demo-plan]
+//            [--screenshot FILE] [--bev-screenshot FILE] [--bench-render N] [--bench-latency]
 // Without --open and --no-demo the BOXPHANTOM demo case is opened at start (app_paths.hpp).
-// --screenshot and --bench-render wait until the case is imported and all views (3D surfaces
-// included) are on screen, do their work, and exit: 0 on success, non-zero on failure.
+// The batch options wait until the case is imported and all views (3D surfaces included) are
+// on screen, do their work (gui/batch_runner.hpp), and exit: 0 on success, non-zero on failure.
 #include <cstdio>
 
 #include <QApplication>
 #include <QCommandLineParser>
-#include <QImage>
 #include <QTimer>
 
+#include "batch_runner.hpp"
 #include "main_window.hpp"
-#include "slice_view.hpp"
 #include "vtk_view.hpp"
 
 using penumbra::gui::MainWindow;
-using penumbra::gui::SliceOrientation;
-
-namespace {
-
-int runBatchTasks(MainWindow& w, const QString& screenshot, int benchRenders) {
-  if (benchRenders > 0) {
-    const QSize px = w.sliceView(SliceOrientation::Axial)->framebufferSizePx();
-    const double still = w.benchmarkSliceRender(SliceOrientation::Axial, benchRenders, false);
-    const double scroll = w.benchmarkSliceRender(SliceOrientation::Axial, benchRenders, true);
-    if (still < 0 || scroll < 0) {
-      std::fprintf(stderr, "penumbra: --bench-render: the axial view could not render\n");
-      return 4;
-    }
-    std::printf("render axial slice view: median %.3f ms over %d renders (%dx%d px)\n", still,
-                benchRenders, px.width(), px.height());
-    std::printf("render axial slice view with slice change: median %.3f ms over %d renders "
-                "(%dx%d px)\n",
-                scroll, benchRenders, px.width(), px.height());
-    std::fflush(stdout);
-  }
-  if (!screenshot.isEmpty()) {
-    const QImage image = w.grabWindowImage();
-    if (image.isNull() || !image.save(screenshot)) {
-      std::fprintf(stderr, "penumbra: could not save the screenshot to %s\n", qPrintable(screenshot));
-      return 5;
-    }
-    std::printf("screenshot saved to %s (%dx%d)\n", qPrintable(screenshot), image.width(), image.height());
-  }
-  return 0;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   penumbra::gui::VtkView::setDefaultSurfaceFormat();  // before QApplication (PLATFORM.md)
@@ -68,24 +35,42 @@ int main(int argc, char** argv) {
   const QCommandLineOption shotOpt("screenshot", "Save a PNG of the main window and exit.", "FILE");
   const QCommandLineOption benchOpt("bench-render",
                                     "Render the axial slice view N times, print the median ms, exit.", "N");
-  parser.addOptions({openOpt, seriesOpt, noDemoOpt, synthOpt, shotOpt, benchOpt});
+  const QCommandLineOption planOpt("demo-plan",
+                                   "Before --screenshot: add a beam at gantry 90 on the target, generate "
+                                   "spots and compute the dose on the CPU.");
+  const QCommandLineOption bevOpt("bev-screenshot", "Save a PNG of the beam's-eye view dock and exit.", "FILE");
+  const QCommandLineOption latencyOpt("bench-latency",
+                                      "Print the event-loop latency during a CPU dose job on the demo "
+                                      "plan, and the cancel latency, then exit.");
+  const QCommandLineOption sizeOpt("window-size", "Main window size, e.g. 1600x1000.", "WxH");
+  parser.addOptions({sizeOpt, openOpt, seriesOpt, noDemoOpt, synthOpt, shotOpt, benchOpt, planOpt, bevOpt, latencyOpt});
   parser.process(app);
 
-  const QString screenshot = parser.value(shotOpt);
-  const int benchRenders = parser.isSet(benchOpt) ? parser.value(benchOpt).toInt() : 0;
-  if (parser.isSet(benchOpt) && benchRenders <= 0) {
+  penumbra::gui::BatchOptions options;
+  options.screenshot = parser.value(shotOpt);
+  options.bevScreenshot = parser.value(bevOpt);
+  options.benchRenders = parser.isSet(benchOpt) ? parser.value(benchOpt).toInt() : 0;
+  options.demoPlan = parser.isSet(planOpt) || !options.bevScreenshot.isEmpty();
+  options.benchLatency = parser.isSet(latencyOpt);
+  if (parser.isSet(benchOpt) && options.benchRenders <= 0) {
     std::fprintf(stderr, "penumbra: --bench-render needs a positive count\n");
     return 2;
   }
-  const bool batch = !screenshot.isEmpty() || benchRenders > 0;
+  const bool batch = options.any();
 
   MainWindow w;
+  if (parser.isSet(sizeOpt)) {
+    const QStringList wh = parser.value(sizeOpt).split('x');
+    if (wh.size() == 2 && wh[0].toInt() > 0 && wh[1].toInt() > 0) w.resize(wh[0].toInt(), wh[1].toInt());
+  }
   w.show();
+  penumbra::gui::BatchRunner runner(&w, options);
 
   if (batch) {
+    QObject::connect(&runner, &penumbra::gui::BatchRunner::done, &app, [&](int code) { app.exit(code); });
     QObject::connect(&w, &MainWindow::sceneReady, &app, [&] {
       // Let the first frames of every view be painted before grabbing or timing.
-      QTimer::singleShot(100, &app, [&] { app.exit(runBatchTasks(w, screenshot, benchRenders)); });
+      QTimer::singleShot(100, &app, [&] { runner.onSceneReady(); });
     });
     QObject::connect(&w, &MainWindow::importFailed, &app, [&](const QString& message) {
       std::fprintf(stderr, "penumbra: import failed: %s\n", qPrintable(message));
@@ -107,7 +92,7 @@ int main(int argc, char** argv) {
     started = w.openDemoCase();
   }
   if (batch && !started) {
-    std::fprintf(stderr, "penumbra: nothing to open for --screenshot/--bench-render "
+    std::fprintf(stderr, "penumbra: nothing to open for the batch options "
                          "(--no-demo given or no demo case found; use --open DIR)\n");
     return 1;
   }

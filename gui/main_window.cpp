@@ -26,6 +26,7 @@
 #include "core/kernel_profile.hpp"
 #include "import_dialog.hpp"
 #include "patient_tree.hpp"
+#include "planning_workspace.hpp"
 #include "slice_view.hpp"
 #include "view3d.hpp"
 
@@ -73,6 +74,7 @@ MainWindow::~MainWindow() {
   // reverse order of dependence rather than in QObject child order.
   delete takeCentralWidget();
   for (auto* dock : findChildren<QDockWidget*>()) delete dock;
+  delete planning_;  // cancels its jobs and waits for their workers
   delete job_;  // cancels and waits for the worker
 }
 
@@ -123,8 +125,14 @@ void MainWindow::buildDocks() {
   logDock->setWidget(log_);
   addDockWidget(Qt::LeftDockWidgetArea, logDock);
   splitDockWidget(treeDock, logDock, Qt::Vertical);
-  resizeDocks({treeDock}, {300}, Qt::Horizontal);
+  resizeDocks({treeDock}, {260}, Qt::Horizontal);
   resizeDocks({treeDock, logDock}, {560, 200}, Qt::Vertical);
+  // Planning docks (Plan, Dose, Beam's eye view, Jobs), its overlays and its Plan menu.
+  planning_ = new PlanningWorkspace(this, state_, {axial_, sagittal_, coronal_}, view3d_);
+  connect(planning_, &PlanningWorkspace::message, this, [this](const QString& m) {
+    log(m);
+    statusBar()->showMessage(m, 6000);
+  });
 }
 
 void MainWindow::buildActions() {

@@ -21,6 +21,7 @@ namespace penumbra::gui {
 
 class ImportDialog;
 class PatientTree;
+class PlanningWorkspace;
 class SliceView;
 class View3D;
 
@@ -41,6 +42,8 @@ public:
   View3D* view3D() const { return view3d_; }
   PatientTree* patientTree() const { return tree_; }
   ImportJob* importJob() const { return job_; }
+  /// Beams, spots, dose jobs, dose sets and their displays and docks (planning_workspace.hpp).
+  PlanningWorkspace* planning() const { return planning_; }
   /// The import dialog while it is open (non-modal), else null.
   ImportDialog* importDialog() const;
   bool isBusy() const;
@@ -99,6 +102,7 @@ private:
 
   ViewState* state_;
   ImportJob* job_;
+  PlanningWorkspace* planning_ = nullptr;
   PatientTree* tree_ = nullptr;
   SliceView* axial_ = nullptr;
   SliceView* sagittal_ = nullptr;

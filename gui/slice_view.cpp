@@ -113,6 +113,12 @@ QString SliceView::describePosition(QPoint pos) const {
                      .arg(hu);
 }
 
+void SliceView::reportCursor(QPoint pos) {
+  emit cursorInfoChanged(describePosition(pos));
+  Vec3 ijk;
+  if (indexAt(pos, ijk)) emit cursorIndexChanged(ijk.x, ijk.y, ijk.z);
+}
+
 void SliceView::setCrosshairAt(QPoint pos) {
   Vec3 ijk;
   if (indexAt(pos, ijk)) state_->setCrosshair(ijk);
@@ -172,7 +178,7 @@ void SliceView::mouseMoveEvent(QMouseEvent* e) {
     case Drag::Pending: break;
   }
   lastPos_ = pos;
-  emit cursorInfoChanged(describePosition(pos));
+  reportCursor(pos);
 }
 
 void SliceView::mouseReleaseEvent(QMouseEvent* e) {
@@ -188,7 +194,7 @@ void SliceView::wheelEvent(QWheelEvent* e) {
     const int steps = wheelAccumulator_ / 120;
     wheelAccumulator_ -= steps * 120;
     if (steps) state_->stepSlice(orientation_, steps);
-    emit cursorInfoChanged(describePosition(e->position().toPoint()));
+    reportCursor(e->position().toPoint());
   }
   e->accept();
 }

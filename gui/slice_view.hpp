@@ -44,6 +44,9 @@ public slots:
 signals:
   /// Text for the status bar when the mouse moves over the view.
   void cursorInfoChanged(const QString& text);
+  /// The display-grid index (continuous, on the current slice) under the mouse, emitted with
+  /// cursorInfoChanged; overlays' read-outs (dose under the cursor) follow it.
+  void cursorIndexChanged(double i, double j, double k);
 
 protected:
   void beforeRender() override;
@@ -59,6 +62,7 @@ private:
   bool worldAt(QPoint widgetPos, double world[3]) const;
   void zoomBy(double factor);
   void setCrosshairAt(QPoint widgetPos);
+  void reportCursor(QPoint widgetPos);
 
   SliceOrientation orientation_;
   ViewState* state_;

@@ -34,6 +34,23 @@ KernelProfile cpuProfile(const std::string& kernel, const std::string& variant, 
   p.medianMs = p.minMs = ms;
   return p;
 }
+
+/// Maps a stage's own progress [0, 1] onto [lo, hi] of the whole run, so that the GUI's
+/// progress bar and time-left estimate move during a single-beam plan (the beam loop alone
+/// reports once per beam). Called only on the job's thread (parallelFor's thread 0).
+class SubRangeProgress : public ProgressSink {
+public:
+  SubRangeProgress(const JobControl& job, double lo, double hi, const char* stage)
+      : job_(job), lo_(lo), hi_(hi), stage_(stage) {}
+  void report(double fraction, std::string_view) override {
+    job_.report(lo_ + (hi_ - lo_) * std::clamp(fraction, 0.0, 1.0), stage_);
+  }
+
+private:
+  const JobControl& job_;
+  double lo_, hi_;
+  const char* stage_;
+};
 }  // namespace
 
 std::vector<double> traceBevWeplCpu(const Volume<float>& spr, const PreparedBeam& beam,
@@ -44,7 +61,8 @@ std::vector<double> traceBevWeplCpu(const Volume<float>& spr, const PreparedBeam
   const dda::Geometry geo = makeDdaGeometry(spr.grid);
   const long long stride = (long long)g.nA * g.nB;
   // One item per row of rays: a few hundred rays, ~0.1-1 ms each.
-  cpu::parallelFor(std::size_t(g.nB), threads, job, [&](std::size_t j, int) {
+  cpu::parallelFor(std::size_t(g.nB), threads, job, [&](std::size_t j, int thread) {
+    if (thread == 0) job.report(double(j) / double(g.nB), {});
     for (int i = 0; i < g.nA; ++i) {
       double* out = wepl.data() + j * std::size_t(g.nA) + std::size_t(i);
       if (variant == DdaVariant::Classic)
@@ -71,6 +89,7 @@ std::vector<double> superposeBevCpu(const PreparedBeam& beam, const std::vector<
   std::vector<std::uint64_t> counts(std::size_t(std::max(1, threads)), 0);
 
   cpu::parallelFor(items, threads, job, [&](std::size_t item, int thread) {
+    if (thread == 0) job.report(double(item) / double(items), {});
     const std::size_t tile = item / chunks;
     const int kc = int(item % chunks);
     const int ta = int(tile % std::size_t(L.tilesA)), tb = int(tile / std::size_t(L.tilesA));
@@ -80,6 +99,9 @@ std::vector<double> superposeBevCpu(const PreparedBeam& beam, const std::vector<
     std::vector<double> sa, sb, sw;
     std::uint64_t n = 0;
     for (std::size_t l = 0; l < nLayers; ++l) {
+      // An item near the Bragg peaks of many layers costs up to ~100 ms on one core: poll the
+      // cancel per layer too (the partial result is thrown away by parallelFor's final check).
+      if (job.cancelled()) return;
       const int b0 = beam.tileLayerBegin[tile * nLayers + l];
       const int b1 = beam.tileLayerBegin[tile * nLayers + l + 1];
       if (b0 == b1) continue;  // empty tile: no spot of this layer reaches it
@@ -153,12 +175,22 @@ void computeCpu(const ResolvedRequest& r, ProtonDoseResult& result, const JobCon
     job.report(double(b) / double(r.beams.size()), "proton dose: beam " + std::to_string(b + 1));
     const PreparedBeam& beam = r.beams[b];
     if (beam.layout.empty) continue;
+    // Shares of a beam's time measured on BOXPHANTOM (one field, 25 layers, 6131 spots, 2
+    // cores): ray tracing 35 ms, superposition 2.6 s, resampling 110 ms.
+    const double base = double(b) / double(r.beams.size()), span = 1.0 / double(r.beams.size());
+    SubRangeProgress weplProgress(job, base, base + 0.02 * span, "proton dose: ray tracing (WEPL)");
+    SubRangeProgress superProgress(job, base + 0.02 * span, base + 0.95 * span,
+                                   "proton dose: kernel superposition");
     t0 = std::chrono::steady_clock::now();
-    const std::vector<double> wepl = traceBevWeplCpu(spr, beam, req.variant, r.threads, job);
+    const std::vector<double> wepl =
+        traceBevWeplCpu(spr, beam, req.variant, r.threads, JobControl{&weplProgress, job.cancel});
     weplMs += msSince(t0);
     t0 = std::chrono::steady_clock::now();
-    const std::vector<double> bev = superposeBevCpu(beam, wepl, req.params.sampling.cutoffSigmas,
-                                                    r.threads, job, &result.gaussianContributions);
+    const std::vector<double> bev =
+        superposeBevCpu(beam, wepl, req.params.sampling.cutoffSigmas, r.threads,
+                        JobControl{&superProgress, job.cancel}, &result.gaussianContributions);
+    job.checkCancel();
+    job.report(base + 0.95 * span, "proton dose: resampling to the dose grid");
     superMs += msSince(t0);
     t0 = std::chrono::steady_clock::now();
     addBevToPatientCpu(beam, bev, r.doseGrid, dose, r.threads);

@@ -1,0 +1,203 @@
+#include "batch_runner.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include <QCoreApplication>
+#include <QDockWidget>
+#include <QImage>
+
+#include "bev_panel.hpp"
+#include "core/kernel_profile.hpp"
+#include "dose_set_store.hpp"
+#include "dose_surface_display.hpp"
+#include "job_runner.hpp"
+#include "main_window.hpp"
+#include "plan_controller.hpp"
+#include "plan_model.hpp"
+#include "planning_workspace.hpp"
+#include "slice_view.hpp"
+
+namespace penumbra::gui {
+
+EventLoopProbe::EventLoopProbe(int intervalMs, QObject* parent) : QObject(parent), intervalMs_(intervalMs) {
+  timer_.setTimerType(Qt::PreciseTimer);
+  timer_.setInterval(intervalMs);
+  connect(&timer_, &QTimer::timeout, this, [this] {
+    const auto now = std::chrono::steady_clock::now();
+    const double ms = std::chrono::duration<double, std::milli>(now - last_).count();
+    samples_.push_back(std::max(0.0, ms - intervalMs_));
+    last_ = now;
+  });
+}
+
+void EventLoopProbe::start() {
+  samples_.clear();
+  last_ = std::chrono::steady_clock::now();
+  timer_.start();
+}
+
+void EventLoopProbe::stop() { timer_.stop(); }
+
+double EventLoopProbe::medianMs() const { return medianOf(samples_); }
+
+double EventLoopProbe::maxMs() const {
+  return samples_.empty() ? 0 : *std::max_element(samples_.begin(), samples_.end());
+}
+
+BatchRunner::BatchRunner(MainWindow* window, BatchOptions options, QObject* parent)
+    : QObject(parent), window_(window), options_(std::move(options)) {}
+
+void BatchRunner::onSceneReady() {
+  PlanningWorkspace* ws = window_->planning();
+  if (!options_.demoPlan && !options_.benchLatency) {
+    emit done(grabAndBench());
+    return;
+  }
+  if (options_.benchLatency) probe_ = new EventLoopProbe(10, this);
+  connect(ws, &PlanningWorkspace::demoPlanFinished, this, [this](bool ok, const QString& message) {
+    std::printf("%s\n", qPrintable(message));
+    std::fflush(stdout);
+    if (!ok) return emit done(6);
+    if (probe_) return benchLatency();
+    afterPlan();
+  });
+  if (!ws->runDemoPlan(90)) emit done(6);
+}
+
+void BatchRunner::afterPlan() {
+  PlanningWorkspace* ws = window_->planning();
+  // Slices through the isocentre, so that the screenshots show the target and its dose.
+  const auto& scene = window_->viewState()->scene();
+  if (scene && ws->plan()->beamCount() > 0)
+    window_->viewState()->setCrosshair(scene->grid().worldToIndex(ws->plan()->beam(0).beam.isocenter));
+  auto finish = [this] {
+    QTimer::singleShot(200, this, [this] { emit done(grabAndBench()); });
+  };
+  if (ws->doseSurfaces()->isBuilding()) {
+    auto* once = new QObject(this);
+    connect(ws->doseSurfaces(), &DoseSurfaceDisplay::surfacesUpdated, once, [once, finish] {
+      once->deleteLater();
+      finish();
+    });
+  } else {
+    finish();
+  }
+}
+
+int BatchRunner::grabAndBench() {
+  if (options_.benchRenders > 0) {
+    const int n = options_.benchRenders;
+    const QSize px = window_->sliceView(SliceOrientation::Axial)->framebufferSizePx();
+    const double still = window_->benchmarkSliceRender(SliceOrientation::Axial, n, false);
+    const double scroll = window_->benchmarkSliceRender(SliceOrientation::Axial, n, true);
+    if (still < 0 || scroll < 0) {
+      std::fprintf(stderr, "penumbra: --bench-render: the axial view could not render\n");
+      return 4;
+    }
+    std::printf("render axial slice view: median %.3f ms over %d renders (%dx%d px)\n", still, n,
+                px.width(), px.height());
+    std::printf("render axial slice view with slice change: median %.3f ms over %d renders (%dx%d px)\n",
+                scroll, n, px.width(), px.height());
+  }
+  if (!options_.screenshot.isEmpty()) {
+    const QImage image = window_->grabWindowImage();
+    if (image.isNull() || !image.save(options_.screenshot)) {
+      std::fprintf(stderr, "penumbra: could not save the screenshot to %s\n", qPrintable(options_.screenshot));
+      return 5;
+    }
+    std::printf("screenshot saved to %s (%dx%d)\n", qPrintable(options_.screenshot), image.width(), image.height());
+  }
+  if (!options_.bevScreenshot.isEmpty()) {
+    auto* dock = window_->findChild<QDockWidget*>("bevDock");
+    auto* bev = window_->findChild<BevPanel*>("bevPanel");
+    if (dock && bev) {
+      // Floated and enlarged for a readable picture, on a middle layer.
+      dock->setFloating(true);
+      dock->resize(560, 620);
+      const auto& plan = *window_->planning()->plan();
+      if (plan.currentBeam() >= 0) bev->setLayer(int(plan.beam(plan.currentBeam()).beam.layers.size()) / 2);
+      QCoreApplication::processEvents();
+    }
+    const QImage image = dock ? dock->grab().toImage() : QImage();
+    if (image.isNull() || !image.save(options_.bevScreenshot)) {
+      std::fprintf(stderr, "penumbra: could not save the BEV screenshot to %s\n", qPrintable(options_.bevScreenshot));
+      return 5;
+    }
+    std::printf("beam's-eye view saved to %s (%dx%d)\n", qPrintable(options_.bevScreenshot), image.width(),
+                image.height());
+  }
+  std::fflush(stdout);
+  return 0;
+}
+
+void BatchRunner::benchLatency() {
+  // Baseline first: the same probe for 2 s with no job (what the machine's own load costs).
+  if (!baselineDone_) {
+    baselineDone_ = true;
+    probe_->start();
+    QTimer::singleShot(2000, this, [this] {
+      probe_->stop();
+      std::printf("event-loop latency with no job (baseline, %zu ticks over 2.0 s): median %.2f ms, max %.2f ms\n",
+                  probe_->latenciesMs().size(), probe_->medianMs(), probe_->maxMs());
+      benchLatency();
+    });
+    return;
+  }
+  // A second run of the demo plan started from an idle window (the first run's result and
+  // the spot generation have been drawn), measured from its start until its worker returns,
+  // before the result is displayed.
+  DoseRunOptions o;
+  o.backend = Backend::Cpu;
+  Job* job = window_->planning()->controller()->computeDose(o);
+  if (!job) return emit done(7);
+  probe_->start();
+  connect(job, &Job::stateChanged, this, [this, job](Job::State s) {
+    if (s == Job::State::Running || s == Job::State::Cancelling) return;
+    probe_->stop();
+    std::printf("event-loop latency during a CPU dose job (QTimer 10 ms, %zu ticks over %.1f s): "
+                "median %.2f ms, max %.2f ms\n",
+                probe_->latenciesMs().size(), job->elapsedSeconds(), probe_->medianMs(), probe_->maxMs());
+    std::fflush(stdout);
+  });
+  connect(job, &Job::finished, this, [this] {
+    if (const auto set = window_->planning()->doseSets()->current())
+      for (const auto& p : set->profiles)
+        std::printf("  %-26s %-12s %8.1f ms\n", p.kernel.c_str(), p.variant.c_str(), p.medianMs);
+    std::fflush(stdout);
+    QTimer::singleShot(0, this, [this] { cancelRun(0); });
+  });
+}
+
+void BatchRunner::cancelRun(std::size_t which) {
+  PlanningWorkspace* ws = window_->planning();
+  if (which >= cancelAt_.size()) {
+    const double worst = cancelMs_.empty() ? 0 : *std::max_element(cancelMs_.begin(), cancelMs_.end());
+    std::printf("cancel latency: worst %.1f ms over %zu cancels\n", worst, cancelMs_.size());
+    std::fflush(stdout);
+    if (options_.screenshot.isEmpty() && options_.bevScreenshot.isEmpty()) return emit done(0);
+    return afterPlan();
+  }
+  DoseRunOptions o;
+  o.backend = Backend::Cpu;
+  Job* job = ws->controller()->computeDose(o);
+  if (!job) return emit done(7);
+  const double at = cancelAt_[which];
+  connect(job, &Job::progressChanged, this, [job, at](double f) {
+    if (f >= at && job->state() == Job::State::Running) job->cancel();
+  });
+  connect(job, &Job::finished, this, [this, job, at, which] {
+    if (job->state() == Job::State::Cancelled) {
+      cancelMs_.push_back(job->cancelLatencyMs());
+      std::printf("cancel at %.0f %% (stage '%s'): cancelled %.1f ms after the request\n", 100 * at,
+                  qPrintable(job->stage()), job->cancelLatencyMs());
+    } else {
+      std::printf("cancel at %.0f %%: the job ended %s before the cancel landed\n", 100 * at,
+                  qPrintable(Job::stateName(job->state())));
+    }
+    std::fflush(stdout);
+    QTimer::singleShot(0, this, [this, which] { cancelRun(which + 1); });
+  });
+}
+
+}  // namespace penumbra::gui

@@ -1,0 +1,79 @@
+#pragma once
+/// Batch tasks of `penumbra` (screenshots, render and latency benchmarks) run against the real
+/// main window once the case is on screen, then the application exits with their status.
+///
+///   --demo-plan        add a beam (gantry 90) on the target, generate spots, compute the dose
+///                      on the CPU, wait for every display (isodose surfaces included)
+///   --screenshot FILE  the whole window;  --bev-screenshot FILE  the beam's-eye view dock
+///   --bench-render N   median render time of the axial view
+///   --bench-latency    event-loop latency while a CPU dose job runs on the demo plan (a
+///                      QTimer at 10 ms; latency = how late each tick fires), then cancel
+///                      latency at several points of a second run
+#include <chrono>
+#include <functional>
+#include <vector>
+
+#include <QObject>
+#include <QString>
+#include <QTimer>
+
+namespace penumbra::gui {
+
+class MainWindow;
+
+/// Measures how late a precise periodic QTimer fires: each tick's delay beyond the interval is
+/// time the event loop could not serve events (ms).
+class EventLoopProbe : public QObject {
+  Q_OBJECT
+public:
+  explicit EventLoopProbe(int intervalMs = 10, QObject* parent = nullptr);
+  void start();
+  void stop();
+  const std::vector<double>& latenciesMs() const { return samples_; }
+  double medianMs() const;
+  double maxMs() const;
+
+private:
+  QTimer timer_;
+  int intervalMs_;
+  std::chrono::steady_clock::time_point last_;
+  std::vector<double> samples_;
+};
+
+struct BatchOptions {
+  bool demoPlan = false;
+  QString screenshot;
+  QString bevScreenshot;
+  int benchRenders = 0;
+  bool benchLatency = false;
+  bool any() const {
+    return demoPlan || !screenshot.isEmpty() || !bevScreenshot.isEmpty() || benchRenders > 0 || benchLatency;
+  }
+};
+
+class BatchRunner : public QObject {
+  Q_OBJECT
+public:
+  BatchRunner(MainWindow* window, BatchOptions options, QObject* parent = nullptr);
+
+  /// Starts when the scene is ready; emits done(exitCode) at the end.
+  void onSceneReady();
+
+signals:
+  void done(int exitCode);
+
+private:
+  void afterPlan();
+  int grabAndBench();
+  void benchLatency();
+  void cancelRun(std::size_t which);
+
+  MainWindow* window_;
+  BatchOptions options_;
+  EventLoopProbe* probe_ = nullptr;
+  bool baselineDone_ = false;
+  std::vector<double> cancelAt_{0.05, 0.3, 0.6, 0.9};
+  std::vector<double> cancelMs_;
+};
+
+}  // namespace penumbra::gui
