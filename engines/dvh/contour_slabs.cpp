@@ -137,13 +137,17 @@ SlabStack buildSlabStack(const std::vector<Contour>& contours, const Grid& grid,
     const bool joinAbove = i + 1 < st.planes.size() && gaps[i] <= 1.5 * median;
     p.wLo = joinBelow ? p.w - 0.5 * gaps[i - 1] : p.w - 0.5 * median;
     p.wHi = joinAbove ? p.w + 0.5 * gaps[i] : p.w + 0.5 * median;
+    p.joinBelow = joinBelow;
+    p.joinAbove = joinAbove;
     breaks += i + 1 < st.planes.size() && !joinAbove;
-    p.vMin = 1e300;
-    p.vMax = -1e300;
+    p.vMin = p.uMin = 1e300;
+    p.vMax = p.uMax = -1e300;
     for (const auto& poly : p.polys)
-      for (double v : poly.v) {
-        p.vMin = std::min(p.vMin, v);
-        p.vMax = std::max(p.vMax, v);
+      for (std::size_t a = 0; a < poly.u.size(); ++a) {
+        p.vMin = std::min(p.vMin, poly.v[a]);
+        p.vMax = std::max(p.vMax, poly.v[a]);
+        p.uMin = std::min(p.uMin, poly.u[a]);
+        p.uMax = std::max(p.uMax, poly.u[a]);
       }
   }
   if (breaks > 0)
@@ -167,6 +171,173 @@ void rowCrossings(const SlabPlane& plane, double v, std::vector<double>& xs) {
     }
   }
   std::sort(xs.begin(), xs.end());
+}
+
+// ---- shape-based interpolation: nearest edges, distance maps, inradii, morph schedule -----
+
+void computeInradii(SlabStack& st) {
+  for (SlabPlane& p : st.planes) {
+    const EdgeTree tree(p.polys);
+    const double extent = std::max(p.uMax - p.uMin, p.vMax - p.vMin);
+    p.inradius = 0;
+    if (!(extent > 0)) continue;
+    auto depth = [&](double u, double v) {  // distance to the boundary, < 0 outside
+      const double d = tree.distance(u, v, 1e300);
+      return tree.inside(u, v) ? d : -d;
+    };
+    // Candidates: a 24 x 24 lattice over the extent and each polygon's vertex mean.
+    const int n = 24;
+    const double h = extent / n;
+    std::vector<std::pair<double, std::pair<double, double>>> cand;
+    for (int j = 0; j <= n; ++j)
+      for (int i = 0; i <= n; ++i) {
+        const double u = p.uMin + i * h, v = p.vMin + j * h;
+        if (u <= p.uMax + h && v <= p.vMax + h) cand.push_back({depth(u, v), {u, v}});
+      }
+    for (const auto& poly : p.polys) {
+      double u = 0, v = 0;
+      for (std::size_t a = 0; a < poly.u.size(); ++a) u += poly.u[a], v += poly.v[a];
+      u /= double(poly.u.size());
+      v /= double(poly.u.size());
+      cand.push_back({depth(u, v), {u, v}});
+    }
+    const std::size_t keep = std::min<std::size_t>(4, cand.size());
+    std::partial_sort(cand.begin(), cand.begin() + long(keep), cand.end(),
+                      [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (std::size_t c = 0; c < keep; ++c) {
+      if (cand[c].first <= 0) break;
+      // Pattern search: move to the best of 8 neighbours, halve the step when none is better.
+      double best = cand[c].first, u = cand[c].second.first, v = cand[c].second.second;
+      for (double step = 0.5 * h; step > 1e-4 * extent;) {
+        double bu = u, bv = v;
+        for (int dj = -1; dj <= 1; ++dj)
+          for (int di = -1; di <= 1; ++di) {
+            if (di == 0 && dj == 0) continue;
+            const double d = depth(u + di * step, v + dj * step);
+            if (d > best) best = d, bu = u + di * step, bv = v + dj * step;
+          }
+        if (bu == u && bv == v) step *= 0.5;
+        u = bu;
+        v = bv;
+      }
+      p.inradius = std::max(p.inradius, best);
+    }
+  }
+}
+
+DistanceMap buildDistanceMap(const SlabStack& st, std::size_t i, const EdgeTree& tree,
+                             double su, double sv) {
+  const SlabPlane& p = st.planes[i];
+  std::vector<const SlabPlane*> nbs;
+  if (p.joinBelow) nbs.push_back(&st.planes[i - 1]);
+  if (p.joinAbove) nbs.push_back(&st.planes[i + 1]);
+  double u0 = p.uMin, u1 = p.uMax, v0 = p.vMin, v1 = p.vMax;
+  for (const SlabPlane* q : nbs) {
+    u0 = std::min(u0, q->uMin);
+    u1 = std::max(u1, q->uMax);
+    v0 = std::min(v0, q->vMin);
+    v1 = std::max(v1, q->vMax);
+  }
+  DistanceMap m;
+  m.k0 = long(std::floor(u0 / su)) - 2;
+  m.b0 = long(std::floor(v0 / sv)) - 2;
+  m.nk = long(std::ceil(u1 / su)) + 2 - m.k0;
+  m.nb = long(std::ceil(v1 / sv)) + 2 - m.b0;
+  m.d.resize(std::size_t(m.nk * m.nb));
+  const double band = 1.5 * std::max(su, sv);
+  std::vector<double> xs;
+  std::vector<std::vector<double>> nx(nbs.size());
+  std::vector<char> inside(std::size_t(m.nk)), differs(std::size_t(m.nk));
+  for (long b = 0; b < m.nb; ++b) {
+    const double v = (double(m.b0 + b) + 0.5) * sv;
+    rowCrossings(p, v, xs);
+    for (std::size_t q = 0; q < nbs.size(); ++q) rowCrossings(*nbs[q], v, nx[q]);
+    // Even-odd state along the row by merging with the sorted crossings.
+    std::size_t c = 0;
+    std::vector<std::size_t> cq(nbs.size(), 0);
+    for (long k = 0; k < m.nk; ++k) {
+      const double u = (double(m.k0 + k) + 0.5) * su;
+      while (c < xs.size() && xs[c] < u) ++c;
+      const bool in = c % 2 == 1;
+      bool diff = false;
+      for (std::size_t q = 0; q < nbs.size(); ++q) {
+        while (cq[q] < nx[q].size() && nx[q][cq[q]] < u) ++cq[q];
+        diff |= (cq[q] % 2 == 1) != in;
+      }
+      inside[std::size_t(k)] = in;
+      differs[std::size_t(k)] = diff;
+    }
+    double* row = m.d.data() + b * m.nk;
+    double prev = -1;  // exact distance of the previous cell, -1: none
+    for (long k = 0; k < m.nk; ++k) {
+      const double u = (double(m.k0 + k) + 0.5) * su;
+      const bool exact = differs[std::size_t(k)] || (k > 0 && differs[std::size_t(k - 1)]) ||
+                         (k + 1 < m.nk && differs[std::size_t(k + 1)]);
+      double d;
+      if (exact) {
+        // 1-Lipschitz: the previous cell's distance + su bounds this one from above.
+        d = tree.distance(u, v, prev >= 0 ? prev + su * (1 + 1e-9) + 1e-12 : 1e300);
+        prev = d;
+      } else {
+        d = tree.distance(u, v, band);
+        prev = d < band ? d : -1;
+      }
+      row[k] = inside[std::size_t(k)] ? -d : d;
+    }
+  }
+  return m;
+}
+
+void rayCorrespond(const EdgeTree& ta, const EdgeTree& tb, DistanceMap& A, DistanceMap& B,
+                   double su, double sv) {
+  const long k0 = std::max(A.k0, B.k0), k1 = std::min(A.k0 + A.nk, B.k0 + B.nk);
+  const long b0 = std::max(A.b0, B.b0), b1 = std::min(A.b0 + A.nb, B.b0 + B.nb);
+  for (long b = b0; b < b1; ++b) {
+    double* ra = A.row(b);
+    double* rb = B.row(b);
+    const double v = (double(b) + 0.5) * sv;
+    for (long k = k0; k < k1; ++k) {
+      const bool inA = ra[k] < 0, inB = rb[k] < 0;
+      if (inA == inB) continue;
+      // The cell lies in one plane's region only: walk away from the other plane's nearest
+      // boundary point, through the cell, to the boundary of the region it lies in.
+      const double u = (double(k) + 0.5) * su;
+      double qu = u, qv = v;
+      const EdgeTree& other = inA ? tb : ta;
+      const EdgeTree& own = inA ? ta : tb;
+      const double dq = other.distance(u, v, 1e300, &qu, &qv);
+      if (!(dq > 0)) continue;
+      const double len = own.rayHit(u, v, (u - qu) / dq, (v - qv) / dq);
+      double& value = inA ? ra[k] : rb[k];
+      if (len > 0) value = -std::max(len, -value);
+    }
+  }
+}
+
+double morphFraction(const SlabStack& st, std::size_t a, double t) {
+  const auto& P = st.planes;
+  const double ra = P[a].inradius, rb = P[a + 1].inradius;
+  if (std::abs(rb - ra) <= 1e-3 * std::max(ra, rb)) return t;
+  const double w = P[a].w + t * (P[a + 1].w - P[a].w);
+  // Quadratic through (w, r^2) of planes i, i + 1, i + 2, evaluated at w (Lagrange form).
+  auto quad = [&](std::size_t i) {
+    double q = 0;
+    for (std::size_t j = i; j < i + 3; ++j) {
+      double l = P[j].inradius * P[j].inradius;
+      for (std::size_t m = i; m < i + 3; ++m)
+        if (m != j) l *= (w - P[m].w) / (P[j].w - P[m].w);
+      q += l;
+    }
+    return q;
+  };
+  const bool left = P[a].joinBelow, right = P[a + 1].joinAbove;
+  double q;
+  if (left && right) q = (1 - t) * quad(a - 1) + t * quad(a);
+  else if (left) q = quad(a - 1);
+  else if (right) q = quad(a);
+  else return t;
+  const double r = std::sqrt(std::max(q, 0.0));
+  return std::clamp((r - ra) / (rb - ra), 0.0, 1.0);
 }
 
 }  // namespace penumbra::dvh::detail

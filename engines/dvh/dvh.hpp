@@ -2,14 +2,42 @@
 /// Dose-volume histograms (DVH) and dose statistics of structures.
 ///
 /// Two methods:
-/// - contour-based (the accurate one, used whenever a structure has planar contours): the
-///   structure is the stack of its contour planes, each extruded over a slab that reaches half
-///   way to the neighbouring planes, with half-slab END CAPS beyond the first and last plane
-///   (the convention of Nelms et al., Med Phys 42:4435, 2015, whose analytical DVHs include
-///   them). Each slab is sampled on a sub-voxel lattice: rows in the plane every <= 0.25 mm
-///   (adaptive: coarser for very large structures, finer for small ones), exact even-odd
-///   crossings along each row (holes work), several sub-steps through the slab. Dose comes
-///   from trilinear interpolation of the dose grid, which may have any geometry;
+/// - contour-based (the accurate one, used whenever a structure has planar contours). The
+///   structure between two neighbouring contour planes a and b is reconstructed by
+///   SHAPE-BASED INTERPOLATION (Raya & Udupa 1990; `ContourInterpolation::ShapeBased`):
+///   * each plane's 2D signed distance d (negative inside; even-odd, so holes work) is
+///     computed once on the in-plane sample lattice; the cross-section at the fraction t of
+///     the way from a to b is {p : (1 - s) da(p) + s db(p) < 0};
+///   * ray correspondence: in a cell inside one plane's region only, that plane's distance is
+///     replaced by the distance to its boundary along the ray from the other plane's nearest
+///     boundary point through the cell. For concentric shapes this is the plain distance; it
+///     keeps flat faces that cross the planes (the base of a cone or the end of a cylinder
+///     lying across the planes: a straight edge both contours share) interpolated instead of
+///     cut back to the shorter contour's edge, the known failure of the plain distance morph;
+///   * morph fraction s(t): the planes' linear size is their inradius r (largest inscribed
+///     circle, which the morph moves linearly with s for nested shapes); r^2 along the normal
+///     is interpolated by the quadratics through three neighbouring planes, blended
+///     (1 - t) Q(a-1, a, b) + t Q(a, b, b+1) (one quadratic next to an end plane), and s is
+///     the fraction of the way from r_a to r_b that r has reached. This is exact for quadratic
+///     r^2: spheres and ellipsoids, cylinders along or across the planes, cones, and it gives
+///     round ends (r ~ sqrt(distance), like a sphere's pole or a lying cylinder's side, where
+///     the end contour is degenerate) and apices (r ~ distance) their right profile without
+///     any rule on the kind of end. Identical contours give the prism exactly;
+///   * end caps: beyond the first and last plane (and on both sides of a gap wider than
+///     1.5 x the median spacing) the end contour is extruded by half the median spacing, the
+///     convention of Nelms et al. (Med Phys 42:4435, 2015) whose analytical DVHs include them
+///     (they add ~0 for a degenerate end contour and a half slice for a flat end).
+///   `ContourInterpolation::Slab` keeps the classic model for comparison: each plane extruded
+///   over a slab reaching half way to its neighbours (plus the same end caps); it misses round
+///   ends (-2.5 % on a cylinder lying across 2 mm planes, -4.6 % at 3 mm).
+///   Sampling: a lattice in the plane with rows every <= 0.25 mm (adaptive: coarser for very
+///   large structures, finer for small ones; aligned with dose voxel faces and centres when
+///   the contours are parallel to the dose slices, so voxel-edge contours give exact volumes),
+///   exact even-odd crossings along each row in the slab / cap model, and in an interpolated
+///   interval the crossings of the morph boundary by linear interpolation between lattice
+///   cells; layers of <= the lattice step through each interval and cap (summing exactly to
+///   the plane spacing). Dose comes from trilinear interpolation of the dose grid, which may
+///   have any geometry; Dmin / Dmax also look at every contour vertex and every row end;
 /// - mask-based (fast, for structures without contours): every voxel of the structure's mask
 ///   counts with its full volume at the dose interpolated at its centre.
 ///
@@ -34,10 +62,21 @@ enum class OutsideDosePolicy {
 
 enum class DvhMethod { Contours, Mask };
 
+/// How the structure is reconstructed between two joined contour planes (contour method).
+enum class ContourInterpolation {
+  /// Shape-based interpolation (default; see the header comment): signed-distance morph.
+  ShapeBased,
+  /// Each plane's contours extruded over a slab reaching half way to its neighbours: the
+  /// classic stack-of-slabs model, kept for comparison (it misses round ends: -2.5 % on a
+  /// cylinder lying across 2 mm planes, -4.6 % at 3 mm).
+  Slab
+};
+
 struct DvhOptions {
   double binWidthGy = 0.01;     ///< histogram bin (Gy); widened if it would need > 200k bins
   double prescriptionGy = 0;    ///< for V95 % / V107 %; <= 0: those statistics are NaN
   OutsideDosePolicy outside = OutsideDosePolicy::ZeroDose;
+  ContourInterpolation interpolation = ContourInterpolation::ShapeBased;
 
   // Contour sampling (mm). The in-plane step aims at `sampleTarget` samples per structure,
   // clamped to [minStepMm, maxStepMm] and then shrunk so that it divides the dose voxel
