@@ -1,12 +1,19 @@
 #include "dicom/dcmtk_util.hpp"
 
 #include <dcmtk/dcmdata/dcrledrg.h>
+#include <dcmtk/dcmdata/dcuid.h>
 #include <dcmtk/dcmjpeg/djdecode.h>
 #include <dcmtk/dcmjpls/djdecode.h>
 #include <dcmtk/oflog/oflog.h>
 
+#include <cstdio>
+#include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <mutex>
+#include <random>
+
+#include "core/error.hpp"
 
 namespace penumbra::io::dcm {
 
@@ -116,6 +123,69 @@ std::string shortName(const std::string& path) {
   const std::filesystem::path p(path);
   const auto parent = p.parent_path().filename();
   return parent.empty() ? p.filename().string() : (parent / p.filename()).string();
+}
+
+std::string newUid() {
+  char buf[100];
+  dcmGenerateUniqueIdentifier(buf, SITE_INSTANCE_UID_ROOT);
+  return buf;
+}
+
+std::string decimalString(double v) {
+  if (v == 0.0) v = 0.0;  // no "-0"
+  char buf[64];
+  for (int prec = 10; prec >= 4; --prec) {
+    std::snprintf(buf, sizeof buf, "%.*g", prec, v);
+    if (std::strlen(buf) <= 16) break;
+  }
+  return buf;
+}
+
+std::string decimalStrings(std::initializer_list<double> values) {
+  std::string s;
+  for (double v : values) s += (s.empty() ? "" : "\\") + decimalString(v);
+  return s;
+}
+
+DateTime now() {
+  char date[16], time[16];
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  std::strftime(date, sizeof date, "%Y%m%d", &tm);
+  std::strftime(time, sizeof time, "%H%M%S", &tm);
+  return {date, time};
+}
+
+void check(const OFCondition& c, const char* context, const char* what) {
+  if (c.bad())
+    throw Error(ErrorCode::InvalidArgument,
+                std::string(context) + ": cannot set " + what + " (" + c.text() + ")", __FILE__,
+                __LINE__);
+}
+
+void saveFileAtomically(DcmFileFormat& file, const std::string& path) {
+  namespace fs = std::filesystem;
+  // Temporary file in the target's folder (same file system), so the rename is atomic.
+  const fs::path target(path);
+  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  std::random_device rd;
+  const fs::path tmp = dir / ("." + target.filename().string() + ".tmp" + std::to_string(rd()));
+  const OFCondition saved =
+      file.saveFile(tmp.string().c_str(), EXS_LittleEndianExplicit, EET_ExplicitLength,
+                    EGL_recalcGL, EPD_noChange, 0, 0, EWM_fileformat);
+  std::error_code ec;
+  if (saved.bad()) {
+    fs::remove(tmp, ec);
+    throw Error(ErrorCode::Io, "cannot write " + path + " (" + saved.text() + ")", __FILE__,
+                __LINE__);
+  }
+  fs::rename(tmp, target, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    throw Error(ErrorCode::Io, "cannot replace " + path + " (" + ec.message() + ")", __FILE__,
+                __LINE__);
+  }
 }
 
 }  // namespace penumbra::io::dcm

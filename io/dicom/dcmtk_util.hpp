@@ -5,6 +5,7 @@
 // leak into the public API).
 #include <dcmtk/dcmdata/dctk.h>
 
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -40,5 +41,71 @@ std::string transferSyntaxName(DcmFileFormat& file);
 
 /// The file name for messages: the last two path components ("CT_2mm/CT.1.dcm").
 std::string shortName(const std::string& path);
+
+// ---- Writing (RT Dose, RT Ion Plan) ----
+
+/// A new UID under DCMTK's site root.
+std::string newUid();
+/// Decimal string (VR DS, at most 16 characters) of a value; never "-0".
+std::string decimalString(double v);
+/// Backslash-separated decimal strings ("1\2.5\-3").
+std::string decimalStrings(std::initializer_list<double> values);
+
+/// Local date (YYYYMMDD) and time (HHMMSS) for the creation / content attributes.
+struct DateTime {
+  std::string date, time;
+};
+DateTime now();
+
+/// Throws penumbra::Error(InvalidArgument) "<context>: cannot set <what> (<DCMTK text>)" when
+/// `c` is bad: every setter of the dcmrt classes returns an OFCondition.
+void check(const OFCondition& c, const char* context, const char* what);
+
+/// Saves `file` (explicit VR little endian, with meta header) to a temporary file in the
+/// target's folder, then renames it over `path`: a failure never damages an existing file
+/// and leaves no temporary behind. Throws penumbra::Error(Io).
+void saveFileAtomically(DcmFileFormat& file, const std::string& path);
+
+/// Patient, general study, series and general equipment attributes shared by our exports.
+struct CommonModules {
+  std::string patientName, patientId, patientBirthDate, patientSex;
+  std::string studyInstanceUid, studyId, studyDescription;
+  std::string modality, seriesInstanceUid, seriesDescription;
+  int seriesNumber = 1;
+  std::string sopInstanceUid;
+  std::string frameOfReferenceUid;  ///< empty: no frame of reference module
+};
+
+/// Sets `m` on a dcmrt IOD (DRTDoseIOD, DRTIonPlanIOD: they share the setter names).
+template <class Iod>
+void setCommonModules(Iod& rt, const CommonModules& m, const DateTime& when, const char* ctx) {
+  check(rt.setSpecificCharacterSet("ISO_IR 192"), ctx, "SpecificCharacterSet");
+  check(rt.setSOPInstanceUID(m.sopInstanceUid.c_str()), ctx, "SOPInstanceUID");
+  check(rt.setInstanceCreationDate(when.date.c_str()), ctx, "InstanceCreationDate");
+  check(rt.setInstanceCreationTime(when.time.c_str()), ctx, "InstanceCreationTime");
+  check(rt.setPatientName(m.patientName.c_str()), ctx, "PatientName");
+  check(rt.setPatientID(m.patientId.c_str()), ctx, "PatientID");
+  check(rt.setPatientBirthDate(m.patientBirthDate.c_str()), ctx, "PatientBirthDate");
+  check(rt.setPatientSex(m.patientSex.c_str()), ctx, "PatientSex");
+  check(rt.setStudyInstanceUID(m.studyInstanceUid.c_str()), ctx, "StudyInstanceUID");
+  check(rt.setStudyDate(when.date.c_str()), ctx, "StudyDate");
+  check(rt.setStudyTime(when.time.c_str()), ctx, "StudyTime");
+  check(rt.setReferringPhysicianName(""), ctx, "ReferringPhysicianName");
+  check(rt.setStudyID(m.studyId.c_str()), ctx, "StudyID");
+  check(rt.setAccessionNumber(""), ctx, "AccessionNumber");
+  if (!m.studyDescription.empty())
+    check(rt.setStudyDescription(m.studyDescription.c_str()), ctx, "StudyDescription");
+  check(rt.setModality(m.modality.c_str()), ctx, "Modality");
+  check(rt.setSeriesInstanceUID(m.seriesInstanceUid.c_str()), ctx, "SeriesInstanceUID");
+  check(rt.setSeriesNumber(std::to_string(m.seriesNumber).c_str()), ctx, "SeriesNumber");
+  check(rt.setSeriesDescription(m.seriesDescription.c_str()), ctx, "SeriesDescription");
+  check(rt.setOperatorsName(""), ctx, "OperatorsName");
+  if (!m.frameOfReferenceUid.empty()) {
+    check(rt.setFrameOfReferenceUID(m.frameOfReferenceUid.c_str()), ctx, "FrameOfReferenceUID");
+    check(rt.setPositionReferenceIndicator(""), ctx, "PositionReferenceIndicator");
+  }
+  check(rt.setManufacturer("Penumbra"), ctx, "Manufacturer");
+  check(rt.setSoftwareVersions("Penumbra"), ctx, "SoftwareVersions");
+}
 
 }  // namespace penumbra::io::dcm

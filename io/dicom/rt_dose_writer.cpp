@@ -6,49 +6,18 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <ctime>
-#include <filesystem>
-#include <random>
 
 #include "core/error.hpp"
 #include "dicom/dcmtk_util.hpp"
-
-namespace fs = std::filesystem;
 
 namespace penumbra::io {
 
 namespace {
 
-std::string newUid() {
-  char buf[100];
-  dcmGenerateUniqueIdentifier(buf, SITE_INSTANCE_UID_ROOT);
-  return buf;
-}
+constexpr const char* kContext = "RT Dose export";
 
-// Decimal string (VR DS, at most 16 characters) of a value.
-std::string ds(double v) {
-  char buf[64];
-  for (int prec = 10; prec >= 4; --prec) {
-    std::snprintf(buf, sizeof buf, "%.*g", prec, v);
-    if (std::strlen(buf) <= 16) break;
-  }
-  return buf;
-}
-
-std::string dsList(std::initializer_list<double> values) {
-  std::string s;
-  for (double v : values) s += (s.empty() ? "" : "\\") + ds(v == 0.0 ? 0.0 : v);  // no "-0"
-  return s;
-}
-
-// Every setter of DRTDoseIOD returns an OFCondition; one failure names the attribute.
-void check(const OFCondition& c, const char* what) {
-  if (c.bad())
-    throw Error(ErrorCode::InvalidArgument, std::string("RT Dose export: cannot set ") + what +
-                                                " (" + c.text() + ")",
-                __FILE__, __LINE__);
-}
+void check(const OFCondition& c, const char* what) { dcm::check(c, kContext, what); }
+std::string ds(double v) { return dcm::decimalString(v); }
 
 }  // namespace
 
@@ -97,59 +66,46 @@ RtDoseWriteResult writeRtDose(const std::string& path, const DoseVolume& dose,
     words[2 * i + 1] = Uint16(u >> 16);
   }
 
-  res.studyInstanceUid = o.studyInstanceUid.empty() ? newUid() : o.studyInstanceUid;
-  res.seriesInstanceUid = o.seriesInstanceUid.empty() ? newUid() : o.seriesInstanceUid;
-  res.sopInstanceUid = newUid();
+  res.studyInstanceUid = o.studyInstanceUid.empty() ? dcm::newUid() : o.studyInstanceUid;
+  res.seriesInstanceUid = o.seriesInstanceUid.empty() ? dcm::newUid() : o.seriesInstanceUid;
+  res.sopInstanceUid = dcm::newUid();
   res.frameOfReferenceUid = o.frameOfReferenceUid;
   if (res.frameOfReferenceUid.empty()) {
-    res.frameOfReferenceUid = newUid();
+    res.frameOfReferenceUid = dcm::newUid();
     res.warnings.push_back("no frame of reference given: a new one was created, so the dose "
                            "will not register with the CT in other systems");
   }
-  char date[16], time[16];
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  localtime_r(&now, &tm);
-  std::strftime(date, sizeof date, "%Y%m%d", &tm);
-  std::strftime(time, sizeof time, "%H%M%S", &tm);
+  const dcm::DateTime when = dcm::now();
 
   DRTDoseIOD rt;
-  check(rt.setSpecificCharacterSet("ISO_IR 192"), "SpecificCharacterSet");
-  check(rt.setSOPInstanceUID(res.sopInstanceUid.c_str()), "SOPInstanceUID");
-  check(rt.setInstanceCreationDate(date), "InstanceCreationDate");
-  check(rt.setInstanceCreationTime(time), "InstanceCreationTime");
-  check(rt.setPatientName(o.patientName.c_str()), "PatientName");
-  check(rt.setPatientID(o.patientId.c_str()), "PatientID");
-  check(rt.setPatientBirthDate(o.patientBirthDate.c_str()), "PatientBirthDate");
-  check(rt.setPatientSex(o.patientSex.c_str()), "PatientSex");
-  check(rt.setStudyInstanceUID(res.studyInstanceUid.c_str()), "StudyInstanceUID");
-  check(rt.setStudyDate(date), "StudyDate");
-  check(rt.setStudyTime(time), "StudyTime");
-  check(rt.setReferringPhysicianName(""), "ReferringPhysicianName");
-  check(rt.setStudyID(o.studyId.c_str()), "StudyID");
-  check(rt.setAccessionNumber(""), "AccessionNumber");
-  if (!o.studyDescription.empty()) check(rt.setStudyDescription(o.studyDescription.c_str()), "StudyDescription");
-  check(rt.setModality("RTDOSE"), "Modality");
-  check(rt.setSeriesInstanceUID(res.seriesInstanceUid.c_str()), "SeriesInstanceUID");
-  check(rt.setSeriesNumber(std::to_string(o.seriesNumber).c_str()), "SeriesNumber");
-  check(rt.setSeriesDescription(o.seriesDescription.c_str()), "SeriesDescription");
-  check(rt.setOperatorsName(""), "OperatorsName");
-  check(rt.setFrameOfReferenceUID(res.frameOfReferenceUid.c_str()), "FrameOfReferenceUID");
-  check(rt.setPositionReferenceIndicator(""), "PositionReferenceIndicator");
-  check(rt.setManufacturer("Penumbra"), "Manufacturer");
-  check(rt.setSoftwareVersions("Penumbra"), "SoftwareVersions");
+  dcm::CommonModules m;
+  m.patientName = o.patientName;
+  m.patientId = o.patientId;
+  m.patientBirthDate = o.patientBirthDate;
+  m.patientSex = o.patientSex;
+  m.studyInstanceUid = res.studyInstanceUid;
+  m.studyId = o.studyId;
+  m.studyDescription = o.studyDescription;
+  m.modality = "RTDOSE";
+  m.seriesInstanceUid = res.seriesInstanceUid;
+  m.seriesNumber = o.seriesNumber;
+  m.seriesDescription = o.seriesDescription;
+  m.sopInstanceUid = res.sopInstanceUid;
+  m.frameOfReferenceUid = res.frameOfReferenceUid;
+  dcm::setCommonModules(rt, m, when, kContext);
   check(rt.setInstanceNumber(std::to_string(o.instanceNumber).c_str()), "InstanceNumber");
-  check(rt.setContentDate(date), "ContentDate");
-  check(rt.setContentTime(time), "ContentTime");
+  check(rt.setContentDate(when.date.c_str()), "ContentDate");
+  check(rt.setContentTime(when.time.c_str()), "ContentTime");
 
   // Image plane: i along the row direction, j along the column direction, frames along k.
   const Vec3 r = g.direction.column(0), c = g.direction.column(1), k = g.direction.column(2);
   const Vec3 first = g.indexToWorld({0, 0, 0});
-  check(rt.setImageOrientationPatient(dsList({r.x, r.y, r.z, c.x, c.y, c.z}).c_str()),
+  check(rt.setImageOrientationPatient(dcm::decimalStrings({r.x, r.y, r.z, c.x, c.y, c.z}).c_str()),
         "ImageOrientationPatient");
-  check(rt.setImagePositionPatient(dsList({first.x, first.y, first.z}).c_str()),
+  check(rt.setImagePositionPatient(dcm::decimalStrings({first.x, first.y, first.z}).c_str()),
         "ImagePositionPatient");
-  check(rt.setPixelSpacing(dsList({g.spacing.y, g.spacing.x}).c_str()), "PixelSpacing");
+  check(rt.setPixelSpacing(dcm::decimalStrings({g.spacing.y, g.spacing.x}).c_str()),
+        "PixelSpacing");
   check(rt.setSliceThickness(g.dims[2] > 1 ? ds(g.spacing.z).c_str() : ""), "SliceThickness");
   // Relative offsets along the normal r x c; a left-handed grid (frames against the normal)
   // gets negative offsets rather than reordered frames.
@@ -194,26 +150,7 @@ RtDoseWriteResult writeRtDose(const std::string& path, const DoseVolume& dose,
   DcmFileFormat file;
   check(rt.write(*file.getDataset()), "the RT Dose dataset (a required attribute is missing)");
 
-  // Atomic replace: temp file in the target's folder (same file system), then rename.
-  const fs::path target(path);
-  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  std::random_device rd;
-  const fs::path tmp = dir / ("." + target.filename().string() + ".tmp" + std::to_string(rd()));
-  const OFCondition saved =
-      file.saveFile(tmp.string().c_str(), EXS_LittleEndianExplicit, EET_ExplicitLength,
-                    EGL_recalcGL, EPD_noChange, 0, 0, EWM_fileformat);
-  std::error_code ec;
-  if (saved.bad()) {
-    fs::remove(tmp, ec);
-    throw Error(ErrorCode::Io, "cannot write " + path + " (" + saved.text() + ")", __FILE__,
-                __LINE__);
-  }
-  fs::rename(tmp, target, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw Error(ErrorCode::Io, "cannot replace " + path + " (" + ec.message() + ")", __FILE__,
-                __LINE__);
-  }
+  dcm::saveFileAtomically(file, path);
   return res;
 }
 
