@@ -1,6 +1,7 @@
 // penumbra: the desktop application.
-//   penumbra [--open DIR [--series KEY]] [--no-demo | --synthetic-demo] [--demo-plan]
-//            [--screenshot FILE] [--bev-screenshot FILE] [--bench-render N] [--bench-latency]
+//   penumbra [--open DIR [--series KEY] | --open-dose DIR] [--no-demo | --synthetic-demo] [--demo-plan]
+//            [--screenshot FILE] [--bev-screenshot FILE] [--dvh-screenshot FILE]
+//            [--profiling-screenshot FILE] [--bench-render N] [--bench-latency] [--window-size WxH]
 // Without --open and --no-demo the BOXPHANTOM demo case is opened at start (app_paths.hpp).
 // The batch options wait until the case is imported and all views (3D surfaces included) are
 // on screen, do their work (gui/batch_runner.hpp), and exit: 0 on success, non-zero on failure.
@@ -12,6 +13,8 @@
 
 #include "batch_runner.hpp"
 #include "main_window.hpp"
+#include "plan_file_actions.hpp"
+#include "planning_workspace.hpp"
 #include "vtk_view.hpp"
 
 using penumbra::gui::MainWindow;
@@ -28,6 +31,10 @@ int main(int argc, char** argv) {
   parser.addHelpOption();
   parser.addVersionOption();
   const QCommandLineOption openOpt("open", "Open the DICOM folder DIR at start.", "DIR");
+  const QCommandLineOption doseOpt("open-dose",
+                                   "Open the RT Doses and RT Structure Set of DIR without CT (blank image on the "
+                                   "dose grid) at start.",
+                                   "DIR");
   const QCommandLineOption seriesOpt("series", "CT series key to import from --open.", "KEY");
   const QCommandLineOption noDemoOpt("no-demo", "Do not open the demo case at start.");
   const QCommandLineOption synthOpt("synthetic-demo",
@@ -39,18 +46,28 @@ int main(int argc, char** argv) {
                                    "Before --screenshot: add a beam at gantry 90 on the target, generate "
                                    "spots and compute the dose on the CPU.");
   const QCommandLineOption bevOpt("bev-screenshot", "Save a PNG of the beam's-eye view dock and exit.", "FILE");
+  const QCommandLineOption dvhOpt("dvh-screenshot",
+                                  "Save a PNG of the DVH dock (after the demo plan's DVHs) and exit.", "FILE");
+  const QCommandLineOption profOpt("profiling-screenshot",
+                                   "Save a PNG of the kernel profiling dock (after the demo plan) and exit.", "FILE");
   const QCommandLineOption latencyOpt("bench-latency",
                                       "Print the event-loop latency during a CPU dose job on the demo "
                                       "plan, and the cancel latency, then exit.");
   const QCommandLineOption sizeOpt("window-size", "Main window size, e.g. 1600x1000.", "WxH");
-  parser.addOptions({sizeOpt, openOpt, seriesOpt, noDemoOpt, synthOpt, shotOpt, benchOpt, planOpt, bevOpt, latencyOpt});
+  parser.addOptions({sizeOpt, openOpt, doseOpt, seriesOpt, noDemoOpt, synthOpt, shotOpt, benchOpt, planOpt, bevOpt, dvhOpt, profOpt,
+                     latencyOpt});
   parser.process(app);
 
   penumbra::gui::BatchOptions options;
   options.screenshot = parser.value(shotOpt);
   options.bevScreenshot = parser.value(bevOpt);
   options.benchRenders = parser.isSet(benchOpt) ? parser.value(benchOpt).toInt() : 0;
-  options.demoPlan = parser.isSet(planOpt) || !options.bevScreenshot.isEmpty();
+  options.dvhScreenshot = parser.value(dvhOpt);
+  options.profilingScreenshot = parser.value(profOpt);
+  // The panel screenshots need a plan: the demo plan, unless a dose was opened (--open-dose).
+  options.demoPlan = parser.isSet(planOpt) ||
+                     (!parser.isSet(doseOpt) && (!options.bevScreenshot.isEmpty() || !options.dvhScreenshot.isEmpty() ||
+                                                 !options.profilingScreenshot.isEmpty()));
   options.benchLatency = parser.isSet(latencyOpt);
   if (parser.isSet(benchOpt) && options.benchRenders <= 0) {
     std::fprintf(stderr, "penumbra: --bench-render needs a positive count\n");
@@ -86,6 +103,8 @@ int main(int argc, char** argv) {
   bool started = false;
   if (parser.isSet(openOpt)) {
     started = w.openFolder(parser.value(openOpt), parser.value(seriesOpt), MainWindow::ImportConfirm::Auto);
+  } else if (parser.isSet(doseOpt)) {
+    started = w.planning()->fileActions()->openDoseWithoutCt(parser.value(doseOpt)) != nullptr;
   } else if (parser.isSet(synthOpt)) {
     started = w.openSyntheticDemoCase();
   } else if (!parser.isSet(noDemoOpt)) {

@@ -11,6 +11,7 @@
 #include "core/kernel_profile.hpp"
 #include "dose_set_store.hpp"
 #include "dose_surface_display.hpp"
+#include "dvh_store.hpp"
 #include "job_runner.hpp"
 #include "main_window.hpp"
 #include "plan_controller.hpp"
@@ -51,7 +52,8 @@ BatchRunner::BatchRunner(MainWindow* window, BatchOptions options, QObject* pare
 void BatchRunner::onSceneReady() {
   PlanningWorkspace* ws = window_->planning();
   if (!options_.demoPlan && !options_.benchLatency) {
-    emit done(grabAndBench());
+    // An opened dose (--open-dose) may still have DVH jobs: the DVH screenshot waits for them.
+    whenDisplaysIdle([this] { emit done(grabAndBench()); });
     return;
   }
   if (options_.benchLatency) probe_ = new EventLoopProbe(10, this);
@@ -59,7 +61,8 @@ void BatchRunner::onSceneReady() {
     std::printf("%s\n", qPrintable(message));
     std::fflush(stdout);
     if (!ok) return emit done(6);
-    if (probe_) return benchLatency();
+    // The latency probe starts from an idle window: the demo plan's DVH job done.
+    if (probe_) return whenDisplaysIdle([this] { benchLatency(); });
     afterPlan();
   });
   if (!ws->runDemoPlan(90)) emit done(6);
@@ -71,18 +74,46 @@ void BatchRunner::afterPlan() {
   const auto& scene = window_->viewState()->scene();
   if (scene && ws->plan()->beamCount() > 0)
     window_->viewState()->setCrosshair(scene->grid().worldToIndex(ws->plan()->beam(0).beam.isocenter));
-  auto finish = [this] {
-    QTimer::singleShot(200, this, [this] { emit done(grabAndBench()); });
-  };
-  if (ws->doseSurfaces()->isBuilding()) {
-    auto* once = new QObject(this);
-    connect(ws->doseSurfaces(), &DoseSurfaceDisplay::surfacesUpdated, once, [once, finish] {
-      once->deleteLater();
-      finish();
+  whenDisplaysIdle([this] { QTimer::singleShot(200, this, [this] { emit done(grabAndBench()); }); });
+}
+
+void BatchRunner::whenDisplaysIdle(std::function<void()> then) {
+  PlanningWorkspace* ws = window_->planning();
+  auto* once = new QObject(this);
+  auto check = [this, ws, once, then] {
+    if (ws->doseSurfaces()->isBuilding() || ws->dvhs()->isBusy()) return;
+    // Queued: the DVH job's own finished() handlers run first.
+    QTimer::singleShot(0, this, [once, then] {
+      if (!once->property("fired").toBool()) {
+        once->setProperty("fired", true);
+        once->deleteLater();
+        then();
+      }
     });
-  } else {
-    finish();
+  };
+  connect(ws->doseSurfaces(), &DoseSurfaceDisplay::surfacesUpdated, once, check);
+  connect(ws->dvhs(), &DvhStore::dvhsChanged, once, check);
+  connect(ws->jobs(), &JobRunner::jobFinished, once, check);
+  check();
+}
+
+int BatchRunner::grabDock(const char* dockName, const QString& file, QSize size, const char* what) {
+  auto* dock = window_->findChild<QDockWidget*>(dockName);
+  if (dock) {
+    // Floated and enlarged for a readable picture.
+    dock->setFloating(true);
+    dock->resize(size);
+    dock->show();
+    dock->raise();
+    QCoreApplication::processEvents();
   }
+  const QImage image = dock ? dock->grab().toImage() : QImage();
+  if (image.isNull() || !image.save(file)) {
+    std::fprintf(stderr, "penumbra: could not save the %s screenshot to %s\n", what, qPrintable(file));
+    return 5;
+  }
+  std::printf("%s saved to %s (%dx%d)\n", what, qPrintable(file), image.width(), image.height());
+  return 0;
 }
 
 int BatchRunner::grabAndBench() {
@@ -127,6 +158,11 @@ int BatchRunner::grabAndBench() {
     std::printf("beam's-eye view saved to %s (%dx%d)\n", qPrintable(options_.bevScreenshot), image.width(),
                 image.height());
   }
+  if (!options_.dvhScreenshot.isEmpty())
+    if (const int rc = grabDock("dvhDock", options_.dvhScreenshot, QSize(1000, 600), "DVH panel")) return rc;
+  if (!options_.profilingScreenshot.isEmpty())
+    if (const int rc = grabDock("profilingDock", options_.profilingScreenshot, QSize(1000, 420), "kernel profiling panel"))
+      return rc;
   std::fflush(stdout);
   return 0;
 }
@@ -175,7 +211,7 @@ void BatchRunner::cancelRun(std::size_t which) {
     const double worst = cancelMs_.empty() ? 0 : *std::max_element(cancelMs_.begin(), cancelMs_.end());
     std::printf("cancel latency: worst %.1f ms over %zu cancels\n", worst, cancelMs_.size());
     std::fflush(stdout);
-    if (options_.screenshot.isEmpty() && options_.bevScreenshot.isEmpty()) return emit done(0);
+    if (!options_.anyScreenshot()) return emit done(0);
     return afterPlan();
   }
   DoseRunOptions o;

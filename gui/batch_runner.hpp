@@ -4,7 +4,9 @@
 ///
 ///   --demo-plan        add a beam (gantry 90) on the target, generate spots, compute the dose
 ///                      on the CPU, wait for every display (isodose surfaces included)
-///   --screenshot FILE  the whole window;  --bev-screenshot FILE  the beam's-eye view dock
+///   --screenshot FILE  the whole window;  --bev-screenshot FILE  the beam's-eye view dock;
+///   --dvh-screenshot FILE / --profiling-screenshot FILE  the DVH / kernel profiling dock
+///                      (floated and enlarged), once the demo plan's DVHs are computed
 ///   --bench-render N   median render time of the axial view
 ///   --bench-latency    event-loop latency while a CPU dose job runs on the demo plan (a
 ///                      QTimer at 10 ms; latency = how late each tick fires), then cancel
@@ -14,6 +16,7 @@
 #include <vector>
 
 #include <QObject>
+#include <QSize>
 #include <QString>
 #include <QTimer>
 
@@ -44,10 +47,16 @@ struct BatchOptions {
   bool demoPlan = false;
   QString screenshot;
   QString bevScreenshot;
+  QString dvhScreenshot;
+  QString profilingScreenshot;
   int benchRenders = 0;
   bool benchLatency = false;
   bool any() const {
-    return demoPlan || !screenshot.isEmpty() || !bevScreenshot.isEmpty() || benchRenders > 0 || benchLatency;
+    return demoPlan || !screenshot.isEmpty() || !bevScreenshot.isEmpty() || !dvhScreenshot.isEmpty() ||
+           !profilingScreenshot.isEmpty() || benchRenders > 0 || benchLatency;
+  }
+  bool anyScreenshot() const {
+    return !screenshot.isEmpty() || !bevScreenshot.isEmpty() || !dvhScreenshot.isEmpty() || !profilingScreenshot.isEmpty();
   }
 };
 
@@ -64,6 +73,9 @@ signals:
 
 private:
   void afterPlan();
+  /// Calls `then` once no isodose surface is building and no DVH job is pending.
+  void whenDisplaysIdle(std::function<void()> then);
+  int grabDock(const char* dockName, const QString& file, QSize size, const char* what);
   int grabAndBench();
   void benchLatency();
   void cancelRun(std::size_t which);

@@ -1,5 +1,7 @@
 #include "beam_editor_panel.hpp"
 
+#include <algorithm>
+
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
@@ -203,6 +205,22 @@ DoseRunOptions BeamEditorPanel::doseOptions() const {
   o.doseGridMm = doseGrid_->value();
   o.variant = DdaVariant(variant_->currentData().toInt());
   return o;
+}
+
+void BeamEditorPanel::setSpotOptions(const proton::SpotGenerationOptions& o) {
+  spotSpacing_->setValue(o.spotSpacingMm);
+  lateralMargin_->setValue(o.lateralMarginMm);
+  layerSpacing_->setValue(o.layerSpacingMm);
+  proximalMargin_->setValue(o.proximalMarginMm);
+  distalMargin_->setValue(o.distalMarginMm);
+  pattern_->setCurrentIndex(std::max(0, pattern_->findData(int(o.pattern))));
+  weighting_->setCurrentIndex(std::max(0, weighting_->findData(int(o.weighting))));
+}
+
+void BeamEditorPanel::setDoseOptions(const DoseRunOptions& o) {
+  backend_->setCurrentIndex(std::max(0, backend_->findData(int(o.backend))));
+  doseGrid_->setValue(o.doseGridMm);
+  variant_->setCurrentIndex(std::max(0, variant_->findData(int(o.variant))));
 }
 
 int BeamEditorPanel::addBeam() {

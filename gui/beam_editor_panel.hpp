@@ -28,6 +28,10 @@ public:
   QString targetName() const;
   proton::SpotGenerationOptions spotOptions() const;
   DoseRunOptions doseOptions() const;
+  /// Shows options in the panel (a restored case); depth exponent and ray spacing are not
+  /// edited here and keep their defaults.
+  void setSpotOptions(const proton::SpotGenerationOptions& o);
+  void setDoseOptions(const DoseRunOptions& o);
 
 public slots:
   /// As the buttons do; return the job started (null when it could not start).

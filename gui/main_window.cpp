@@ -1,7 +1,6 @@
 #include "main_window.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <vector>
 
 #include <QAction>
@@ -15,7 +14,6 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
-#include <QPainter>
 #include <QPlainTextEdit>
 #include <QProgressDialog>
 #include <QStatusBar>
@@ -23,7 +21,6 @@
 
 #include "app_paths.hpp"
 #include "dicom/synthetic_phantom.hpp"
-#include "core/kernel_profile.hpp"
 #include "import_dialog.hpp"
 #include "patient_tree.hpp"
 #include "planning_workspace.hpp"
@@ -145,10 +142,12 @@ void MainWindow::buildActions() {
   demo->setObjectName("actionOpenDemo");
   recentMenu_ = file->addMenu(tr("&Recent folders"));
   recentMenu_->setObjectName("menuRecentFolders");
-  file->addSeparator();
+  QAction* quitSeparator = file->addSeparator();
   auto* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
   quit->setObjectName("actionQuit");
   quit->setShortcut(QKeySequence::Quit);
+  // Case files, DICOM RT export and import (plan_file_actions.hpp), above Quit.
+  planning_->addFileActions(file, quitSeparator);
   rebuildRecentMenu();
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
@@ -326,6 +325,7 @@ void MainWindow::onScanFinished(std::shared_ptr<const io::DicomScan> scan) {
   importDialog_ = dialog;
   connect(dialog, &QDialog::accepted, this, [this, dialog, scan] {
     const QString key = dialog->selectedSeriesKey();
+    pending_.seriesKey = key;
     progress_->setLabelText(tr("Importing"));
     progress_->setValue(0);
     job_->startImport(scan, key);
@@ -353,6 +353,7 @@ void MainWindow::onImportFinished(std::shared_ptr<io::PatientImportResult> resul
            "displayed re-indexed to patient LPS (exact, no interpolation)."));
   else if (!scene->displayIsLps())
     log(tr("warning: oblique CT: the views show its voxel grid, not patient axes."));
+  loaded_ = pending_;
   state_->setScene(std::move(scene));
   addRecentFolder(pending_.folder);
   rebuildRecentMenu();
@@ -383,33 +384,6 @@ void MainWindow::onJobCancelled() {
 void MainWindow::resetViews() {
   for (SliceView* v : {axial_, sagittal_, coronal_}) v->resetCamera();
   view3d_->resetCamera();
-}
-
-QImage MainWindow::grabWindowImage() {
-  QImage image = grab().toImage().convertToFormat(QImage::Format_RGB32);
-  QPainter painter(&image);
-  for (VtkView* v : std::initializer_list<VtkView*>{axial_, sagittal_, coronal_, view3d_}) {
-    const QImage fb = v->grabFramebuffer();  // renders the view
-    const QPoint at = v->mapTo(this, QPoint(0, 0));
-    painter.drawImage(QRectF(at.x(), at.y(), v->width(), v->height()), fb);
-  }
-  return image;
-}
-
-double MainWindow::benchmarkSliceRender(SliceOrientation o, int renders, bool changeSlice) {
-  SliceView* view = sliceView(o);
-  if (!state_->scene() || renders <= 0 || !view->renderNow()) return -1;
-  const int start = state_->sliceIndex(o);
-  std::vector<double> ms;
-  for (int r = 0; r < renders + 2; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    if (changeSlice) state_->setSliceIndex(o, start + ((r % 2) ? 1 : -1) * (1 + r % 7));
-    view->renderNow();
-    const auto t1 = std::chrono::steady_clock::now();
-    if (r >= 2) ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());  // 2 warm-ups
-  }
-  state_->setSliceIndex(o, start);
-  return medianOf(ms);
 }
 
 }  // namespace penumbra::gui

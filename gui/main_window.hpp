@@ -42,6 +42,9 @@ public:
   View3D* view3D() const { return view3d_; }
   PatientTree* patientTree() const { return tree_; }
   ImportJob* importJob() const { return job_; }
+  /// Folder and CT series key the shown patient was imported from (empty: none).
+  QString patientFolder() const { return loaded_.folder; }
+  QString patientSeriesKey() const { return loaded_.seriesKey; }
   /// Beams, spots, dose jobs, dose sets and their displays and docks (planning_workspace.hpp).
   PlanningWorkspace* planning() const { return planning_; }
   /// The import dialog while it is open (non-modal), else null.
@@ -115,6 +118,7 @@ private:
   QProgressDialog* progress_ = nullptr;
   QPointer<ImportDialog> importDialog_;
   PendingOpen pending_;
+  PendingOpen loaded_;
 };
 
 }  // namespace penumbra::gui

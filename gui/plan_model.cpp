@@ -56,9 +56,12 @@ int PlanModel::addBeam(proton::ProtonBeam beam, const QString& targetName) {
 void PlanModel::removeBeam(int index) {
   if (!valid(index)) return;
   beams_.erase(beams_.begin() + index);
+  const int next = std::min(current_, beamCount() - 1);
+  // No current beam while observers handle the removal: the old index may be past the end
+  // (reading it threw std::out_of_range when a new patient cleared a plan).
+  current_ = -1;
   emit beamRemoved(index);
   emit planChanged();
-  const int next = std::min(current_, beamCount() - 1);
   current_ = -2;  // force the signal: the beam at the current index is another one now
   setCurrentBeam(next);
 }

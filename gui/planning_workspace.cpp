@@ -17,12 +17,17 @@
 #include "dose_set_store.hpp"
 #include "dose_surface_display.hpp"
 #include "dose_wash_display.hpp"
+#include "dvh_panel.hpp"
+#include "dvh_store.hpp"
 #include "isodose_display.hpp"
 #include "job_panel.hpp"
 #include "job_runner.hpp"
+#include "main_window.hpp"
 #include "patient_tree.hpp"
 #include "plan_controller.hpp"
+#include "plan_file_actions.hpp"
 #include "plan_model.hpp"
+#include "profiling_panel.hpp"
 #include "slice_view.hpp"
 #include "view3d.hpp"
 
@@ -36,7 +41,8 @@ PlanningWorkspace::PlanningWorkspace(QMainWindow* window, ViewState* state,
       store_(new DoseSetStore(this)),
       settings_(new DoseDisplaySettings(this)),
       jobs_(new JobRunner(this)),
-      controller_(new PlanController(state, plan_, store_, jobs_, window, this)) {
+      controller_(new PlanController(state, plan_, store_, jobs_, window, this)),
+      dvhs_(new DvhStore(state, store_, plan_, jobs_, this)) {
   for (SliceView* v : views) {
     const SliceOrientation o = v->orientation();
     auto* wash = new DoseWashDisplay(v->renderer(), state, o, store_, settings_, plan_);
@@ -64,6 +70,7 @@ PlanningWorkspace::PlanningWorkspace(QMainWindow* window, ViewState* state,
   buildMenu(window);
   connect(state, &ViewState::sceneChanged, this, &PlanningWorkspace::onSceneChanged);
   connect(controller_, &PlanController::message, this, &PlanningWorkspace::message);
+  connect(dvhs_, &DvhStore::message, this, &PlanningWorkspace::message);
   connect(store_, &DoseSetStore::currentDoseSetChanged, this, [this] {
     lastCursor_ = {-1e9, -1e9, -1e9};
     doseInfo_->clear();
@@ -117,10 +124,14 @@ void PlanningWorkspace::buildDocks(QMainWindow* window) {
   dosePanel_ = new DosePanel(store_, settings_, controller_);
   bevPanel_ = new BevPanel(plan_);
   jobPanel_ = new JobPanel(jobs_);
+  dvhPanel_ = new DvhPanel(state_, dvhs_, plan_);
+  profilingPanel_ = new ProfilingPanel(store_);
   QDockWidget* planDock = dock(tr("Plan"), "planDock", beamEditor_, true);
   QDockWidget* doseDock = dock(tr("Dose"), "doseDock", dosePanel_, true);
   QDockWidget* bevDock = dock(tr("Beam's eye view"), "bevDock", bevPanel_, false);
   QDockWidget* jobsDock = dock(tr("Jobs"), "jobsDock", jobPanel_, false);
+  QDockWidget* dvhDock = dock(tr("DVH"), "dvhDock", dvhPanel_, false);
+  QDockWidget* profilingDock = dock(tr("Kernel profiling"), "profilingDock", profilingPanel_, false);
   // Right: Plan and Dose as tabs above the beam's-eye view. Left, under the patient tree
   // and the messages: the jobs (progress bar and Cancel always in sight).
   window->addDockWidget(Qt::RightDockWidgetArea, planDock);
@@ -132,8 +143,16 @@ void PlanningWorkspace::buildDocks(QMainWindow* window) {
     window->splitDockWidget(messages, jobsDock, Qt::Vertical);
   else
     window->addDockWidget(Qt::LeftDockWidgetArea, jobsDock);
+  // Bottom, under the views only (the side docks keep the full height): DVH and kernel
+  // profiling as tabs (wide tables and charts).
+  window->setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
+  window->setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
+  window->addDockWidget(Qt::BottomDockWidgetArea, dvhDock);
+  window->tabifyDockWidget(dvhDock, profilingDock);
+  dvhDock->raise();
   window->resizeDocks({planDock}, {340}, Qt::Horizontal);
   window->resizeDocks({planDock, bevDock}, {500, 330}, Qt::Vertical);
+  window->resizeDocks({dvhDock}, {240}, Qt::Vertical);
 }
 
 void PlanningWorkspace::buildMenu(QMainWindow* window) {
@@ -152,6 +171,12 @@ void PlanningWorkspace::buildMenu(QMainWindow* window) {
   menu->addSeparator();
   auto* norm = menu->addAction(tr("&Normalise dose to prescription"), dosePanel_, &DosePanel::normalise);
   norm->setObjectName("actionNormaliseDose");
+}
+
+void PlanningWorkspace::addFileActions(QMenu* file, QAction* before) {
+  fileActions_ = new PlanFileActions(qobject_cast<MainWindow*>(parent()), this);
+  fileActions_->addTo(file, before);
+  connect(fileActions_, &PlanFileActions::message, this, &PlanningWorkspace::message);
 }
 
 void PlanningWorkspace::onSceneChanged() {

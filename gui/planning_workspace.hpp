@@ -5,8 +5,10 @@
 ///            DoseDisplaySettings, JobRunner (every engine run), PlanController (the logic);
 ///   displays dose wash, isodose lines and beam projections on the three slice views, beams
 ///            and isodose surfaces in the 3D view;
-///   docks    Plan (beam/spot editor + dose launcher), Dose (display), Beam's eye view, Jobs;
-///   menu     Plan; the status-bar dose read-out under the cursor.
+///   docks    Plan (beam/spot editor + dose launcher), Dose (display), Beam's eye view, Jobs,
+///            DVH (DvhStore: one DVH job per dose set) and Kernel profiling;
+///   menu     Plan, and the File menu's case and DICOM RT entries (PlanFileActions);
+///            the status-bar dose read-out under the cursor.
 /// A new patient cancels running jobs and clears the plan and the dose sets.
 #include <array>
 
@@ -15,9 +17,11 @@
 
 #include "slice_orientation.hpp"
 
+class QAction;
 class QDockWidget;
 class QLabel;
 class QMainWindow;
+class QMenu;
 
 namespace penumbra::gui {
 
@@ -25,6 +29,8 @@ class BeamEditorPanel;
 class BevPanel;
 class DoseDisplaySettings;
 class DosePanel;
+class DvhPanel;
+class DvhStore;
 class DoseSetStore;
 class DoseSurfaceDisplay;
 class DoseWashDisplay;
@@ -33,6 +39,8 @@ class Job;
 class JobPanel;
 class JobRunner;
 class PlanController;
+class PlanFileActions;
+class ProfilingPanel;
 class PatientTree;
 class PlanModel;
 class SliceView;
@@ -55,6 +63,14 @@ public:
   DosePanel* dosePanel() const { return dosePanel_; }
   BevPanel* bevPanel() const { return bevPanel_; }
   JobPanel* jobPanel() const { return jobPanel_; }
+  DvhStore* dvhs() const { return dvhs_; }
+  DvhPanel* dvhPanel() const { return dvhPanel_; }
+  ProfilingPanel* profilingPanel() const { return profilingPanel_; }
+  /// Save/Open Case, RT Dose and RT Ion Plan export, RT Dose import (null before
+  /// addFileActions()).
+  PlanFileActions* fileActions() const { return fileActions_; }
+  /// Adds the case and DICOM RT entries to the window's File menu, before `before`.
+  void addFileActions(QMenu* file, QAction* before);
   IsodoseDisplay* isodoseDisplay(SliceOrientation o) const { return isodose_[index(o)]; }
   DoseWashDisplay* doseWashDisplay(SliceOrientation o) const { return wash_[index(o)]; }
   DoseSurfaceDisplay* doseSurfaces() const { return surfaces_; }
@@ -89,6 +105,10 @@ private:
   DosePanel* dosePanel_ = nullptr;
   BevPanel* bevPanel_ = nullptr;
   JobPanel* jobPanel_ = nullptr;
+  DvhStore* dvhs_;
+  DvhPanel* dvhPanel_ = nullptr;
+  ProfilingPanel* profilingPanel_ = nullptr;
+  PlanFileActions* fileActions_ = nullptr;
   std::array<IsodoseDisplay*, 3> isodose_{};
   std::array<DoseWashDisplay*, 3> wash_{};
   DoseSurfaceDisplay* surfaces_ = nullptr;

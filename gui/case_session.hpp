@@ -1,0 +1,37 @@
+#pragma once
+/// Case files (io/case/case_file.hpp) from and to the GUI's session: the plan (prescription,
+/// beams with layers and spots), the spot-generation and engine settings shown in the beam
+/// editor, and the display settings, which go into the case's free-form "display" object:
+///   { "colorMap": "rainbow", "washOpacity": 0.45, "washThresholdPercent": 10,
+///     "washVisible": true, "isodosesVisible": true, "surfacesVisible": true,
+///     "isodoseLevels": [ { "percent": 107, "color": "#ff00ff", "surface": false }, ... ],
+///     "window": 400, "level": 40, "visibleStructures": [ "BODY", ... ],
+///     "dvhHiddenStructures": [ ... ], "beamTargets": [ "PTV", ... ], "currentBeam": 0 }
+/// Nothing here reads or writes files or touches the DICOM folder: PlanFileActions does.
+#include <QJsonObject>
+#include <QString>
+
+#include "case/case_file.hpp"
+
+namespace penumbra::gui {
+
+class PlanningWorkspace;
+class ViewState;
+
+/// The display settings of the session as the case's "display" object.
+QJsonObject displayStateToJson(const PlanningWorkspace& ws, const ViewState& state);
+/// Applies a "display" object (unknown keys ignored; missing ones keep the current values).
+/// Structure names not in the open patient are skipped.
+void applyDisplayState(const QJsonObject& display, PlanningWorkspace& ws, ViewState& state);
+
+/// The case of the session. `dicomFolder` and `seriesKey` are where the open patient came
+/// from; the folder is written relative to `casePath` when they share a parent.
+io::CaseFile caseFromSession(const PlanningWorkspace& ws, const ViewState& state, const QString& casePath,
+                             const QString& dicomFolder, const QString& seriesKey, int fractions);
+
+/// Restores prescription, beams (layers, spots, weights), spot-generation and engine settings
+/// and the display settings into the session (the patient must already be open: it replaces
+/// the plan). Returns the number of beams restored.
+int applyCaseToSession(const io::CaseFile& c, PlanningWorkspace& ws, ViewState& state);
+
+}  // namespace penumbra::gui

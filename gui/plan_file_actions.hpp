@@ -1,0 +1,124 @@
+#pragma once
+/// The File menu's planning entries (issue 4, item 5):
+///   Save Case... / Open Case...          JSON case files (io/case): data location, plan,
+///                                        settings and display (case_session.hpp); Open Case
+///                                        re-imports the DICOM folder through the normal import
+///                                        job, then restores the session;
+///   Export RT Dose... / RT Ion Plan...   DICOM RT (io/dicom writers), as jobs, referencing the
+///                                        open CT's patient and frame of reference (and one
+///                                        study for every export of the session);
+///   Import RT Dose...                    a dose from another system becomes a dose set; one in
+///                                        another frame of reference than the CT is refused;
+///   Open RT Dose + structures (no CT)... a folder with doses and a structure set but no CT
+///                                        (the importer's note is shown) opens on a blank CT
+///                                        made on the dose grid.
+/// Every write goes through the io functions, which write atomically; errors reach the user in
+/// a dialog ("fileErrorDialog"). The methods below are what the menu calls after its file
+/// dialogs; tests call them directly.
+#include <map>
+#include <memory>
+#include <vector>
+
+#include <QObject>
+#include <QPointer>
+#include <QString>
+
+#include "proton/proton_plan.hpp"
+
+class QAction;
+class QMenu;
+class QWidget;
+
+namespace penumbra::io {
+struct CaseFile;
+struct DoseStructuresImport;
+}
+
+namespace penumbra::gui {
+
+class Job;
+class MainWindow;
+class PlanningWorkspace;
+
+class PlanFileActions : public QObject {
+  Q_OBJECT
+public:
+  PlanFileActions(MainWindow* window, PlanningWorkspace* ws);
+  ~PlanFileActions() override;
+
+  /// Inserts the actions into `file` before `before` (objectNames actionSaveCase,
+  /// actionOpenCase, actionExportRtDose, actionExportRtIonPlan, actionImportRtDose,
+  /// actionOpenDoseWithoutCt).
+  void addTo(QMenu* file, QAction* before);
+
+  /// Dialogs for errors and notes (on by default; tests turn them off and read the signals).
+  void setShowDialogs(bool on) { showDialogs_ = on; }
+  QWidget* lastDialog() const { return lastDialog_.data(); }
+
+  /// Writes the session's case to `path` (atomically). False on error (shown).
+  bool saveCase(const QString& path);
+  /// Reads `path`, re-imports its DICOM folder and restores the session; caseOpened() tells
+  /// the outcome. False when it could not start (error shown).
+  bool openCase(const QString& path);
+
+  /// "RD_<patient id>_<dose set>.dcm" / "RP_<patient id>_<label>.dcm".
+  QString suggestedRtDoseName(int doseSetIndex) const;
+  QString suggestedRtIonPlanName() const;
+  /// Writes the dose set at `doseSetIndex` as RT Dose (a job); exported() on success.
+  Job* exportRtDose(int doseSetIndex, const QString& path);
+  /// Writes the plan's beams (those with spots) as RT Ion Plan (a job); exported() on success.
+  Job* exportRtIonPlan(const QString& path);
+  /// Reads an RT Dose file onto the open patient (a job); doseImported() on success. Without
+  /// an open patient the file's folder is opened without CT (openDoseWithoutCt).
+  Job* importRtDose(const QString& file);
+  /// Imports the doses and structure set of a folder without CT (a job).
+  Job* openDoseWithoutCt(const QString& folder);
+  /// True while the open patient is a dose-only one (blank CT on the dose grid).
+  bool isDoseOnlyPatient() const { return doseOnly_; }
+
+signals:
+  void message(const QString& text);
+  void caseSaved(const QString& path);
+  void caseOpened(bool ok, const QString& message);
+  /// An RT Dose or RT Ion Plan was written.
+  void exported(const QString& path);
+  void doseImported(int doseSetIndex);
+  /// A dose-only folder is open (its note is `note`).
+  void doseOnlyOpened(const QString& note);
+  /// Any of the operations failed; the message was shown.
+  void failed(const QString& message);
+
+private:
+  void chooseSaveCase();
+  void chooseOpenCase();
+  void chooseExportRtDose();
+  void chooseExportRtIonPlan();
+  void chooseImportRtDose();
+  void chooseOpenDoseWithoutCt();
+  QString askSaveFile(const QString& title, const QString& name, const QString& filter);
+  void applyOpenedCase();
+  void showDoseOnlyPatient(const io::DoseStructuresImport& import, const QString& folder);
+  void showError(const QString& title, const QString& text);
+  void showNote(const QString& title, const QString& text);
+  void updateActions();
+
+  MainWindow* window_;
+  PlanningWorkspace* ws_;
+  QPointer<QWidget> lastDialog_;
+  bool showDialogs_ = true;
+  bool doseOnly_ = false;
+  QString exportDir_;
+  // Open Case in progress.
+  std::unique_ptr<io::CaseFile> pendingCase_;
+  QString pendingCasePath_;
+  QPointer<QObject> caseWait_;
+  int fractions_ = 1;
+  // Exports of this session: one study for all, the last plan for dose references.
+  std::string studyUid_;
+  std::string planSopUid_;
+  std::vector<proton::ProtonBeam> planBeams_;
+  std::map<int, QString> exportedDoses_;  ///< dose-set id -> RT Dose file
+  std::vector<QAction*> needPatient_, needDose_, needSpots_;
+};
+
+}  // namespace penumbra::gui
