@@ -21,5 +21,6 @@ int cmdMakeDemo(Args args);
 int cmdBench(Args args);
 int cmdProton(Args args);
 int cmdPlan(Args args);
+int cmdMcml(Args args);  // cmd_mcml.cpp: MCML .mci -> .mco
 
 }  // namespace penumbra::cli

@@ -25,6 +25,8 @@ commands:
        [--layer-spacing 3] [--pattern hex|square] [--weights uniform|depth] --out CASE.json
                                   generate proton beams, layers and spots on a target structure
                                   and save them as a case file (penumbra-cli plan for all options)
+  mcml FILE.mci [--backend cpu|cuda|auto] [--tally METHOD] [--packets N]
+                                  MCML light transport: runs the .mci's runs, writes their .mco files
   bench [SUITE...] [--json FILE] [--reps N]
                                   run benchmarks and print one table; suites: import, bandwidth, proton
                                   (default: all that this build supports)
@@ -47,6 +49,7 @@ int main(int argc, char** argv) {
     if (cmd == "bench") return cmdBench(args);
     if (cmd == "proton") return cmdProton(args);
     if (cmd == "plan") return cmdPlan(args);
+    if (cmd == "mcml") return cmdMcml(args);
     if (cmd == "make-demo") return cmdMakeDemo(args);
     if (cmd == "-h" || cmd == "--help" || cmd == "help") {
       usage();

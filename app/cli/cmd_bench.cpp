@@ -14,6 +14,8 @@ namespace penumbra::cli {
 
 std::vector<BenchRow> benchImport(int reps);  // bench_import.cpp
 std::vector<BenchRow> benchProton(int reps);  // bench_proton.cpp
+std::vector<BenchRow> benchSpmv(int reps);    // bench_spmv.cpp
+std::vector<BenchRow> benchMcml(int reps);    // bench_mcml.cpp
 
 namespace {
 
@@ -51,8 +53,12 @@ int cmdBench(Args args) {
       r = benchImport(reps);
     else if (s == "proton")
       r = benchProton(reps);
+    else if (s == "spmv")
+      r = benchSpmv(reps);
+    else if (s == "mcml")
+      r = benchMcml(reps);
     else {
-      std::cerr << "penumbra-cli bench: unknown suite '" << s << "' (import, bandwidth, proton)\n";
+      std::cerr << "penumbra-cli bench: unknown suite '" << s << "' (import, bandwidth, proton, spmv)\n";
       return 2;
     }
     rows.insert(rows.end(), r.begin(), r.end());

@@ -13,7 +13,7 @@
 
 #include "core/error.hpp"
 #include "proton/cpu/parallel_for.hpp"
-#include "proton/half_float.hpp"
+#include "spmv/half_float.hpp"
 #include "proton/physics/bragg_kleeman.hpp"
 #include "proton/proton_backend.hpp"
 #include "raytrace/raytrace.hpp"
@@ -46,7 +46,7 @@ std::vector<double> DoseMatrixCsr::multiply(const std::vector<double>& w) const 
   for (std::int64_t r = 0; r < rows; ++r) {
     double s = 0;
     for (std::int64_t e = rowPtr[std::size_t(r)]; e < rowPtr[std::size_t(r) + 1]; ++e)
-      s += double(halfBitsToFloat(values[std::size_t(e)])) * w[std::size_t(colIdx[std::size_t(e)])];
+      s += double(spmv::halfBitsToFloat(values[std::size_t(e)])) * w[std::size_t(colIdx[std::size_t(e)])];
     y[std::size_t(r)] = s * scale;
   }
   return y;

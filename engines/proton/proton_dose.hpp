@@ -28,6 +28,7 @@
 #include "proton/proton_plan.hpp"
 #include "proton/proton_tables.hpp"
 #include "raytrace/dda_traversal.hpp"
+#include "spmv/half_csr.hpp"
 
 namespace penumbra::proton {
 
@@ -55,16 +56,12 @@ struct ProtonDoseRequest {
 
 /// Dose-deposition matrix: rows = dose voxels (linear index of the dose grid), columns = spots
 /// (beam, layer, spot order: see totalSpotCount()). Entry value = scale * half(values[e]) in Gy
-/// per unit weight, so dose = scale * D_half * w.
-struct DoseMatrixCsr {
-  std::int64_t rows = 0, cols = 0;
-  std::vector<std::int64_t> rowPtr;  ///< rows + 1 offsets
-  std::vector<std::int32_t> colIdx;  ///< ascending within a row
-  std::vector<std::uint16_t> values; ///< IEEE binary16 bit patterns
-  double scale = 1;                  ///< Gy per unit weight per unit of the half value
+/// per unit weight, so dose = scale * D_half * w. The storage is the SpMV engine's matrix
+/// (spmv::HalfCsr: rowPtr, colIdx ascending within a row, fp16 values, scale), so it goes to
+/// spmv::SpmvEngine without a copy; this type adds where it came from.
+struct DoseMatrixCsr : spmv::HalfCsr {
   double relativeCutoff = 0;
   std::int64_t droppedEntries = 0;   ///< entries below the cut-off
-  std::int64_t nnz() const { return std::int64_t(colIdx.size()); }
   /// D * w in double (w: one weight per column).
   std::vector<double> multiply(const std::vector<double>& w) const;
 };

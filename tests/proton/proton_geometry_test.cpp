@@ -6,11 +6,16 @@
 #include <random>
 
 #include "proton/beam_geometry.hpp"
-#include "proton/half_float.hpp"
+#include "spmv/half_float.hpp"
 #include "proton/pencil_beam_math.hpp"
 
 namespace penumbra::proton {
 namespace {
+
+using spmv::floatToHalfBits;
+using spmv::bitsToFloat;
+using spmv::floatBits;
+using spmv::halfBitsToFloat;
 
 void expectVec(Vec3 a, Vec3 b, double tol = 1e-9) {
   EXPECT_NEAR(a.x, b.x, tol);

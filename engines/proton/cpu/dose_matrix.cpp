@@ -13,7 +13,7 @@
 
 #include "core/error.hpp"
 #include "proton/cpu/parallel_for.hpp"
-#include "proton/half_float.hpp"
+#include "spmv/half_float.hpp"
 #include "proton/proton_backend.hpp"
 
 namespace penumbra::proton::detail {
@@ -128,7 +128,7 @@ DoseMatrixCsr buildDoseMatrixCpu(const ResolvedRequest& r, const Volume<float>& 
           continue;
         }
         m.colIdx.push_back(s.col[e]);
-        m.values.push_back(floatToHalfBits(float(double(v) * invScale)));
+        m.values.push_back(spmv::floatToHalfBits(float(double(v) * invScale)));
       }
       m.rowPtr[++row] = std::int64_t(m.colIdx.size());
     }

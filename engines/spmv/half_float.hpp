@@ -7,12 +7,13 @@
 /// instruction vcvtps2ph with rounding mode 0: overflow goes to +-inf (values at or above 65520,
 /// the midpoint between 65504 and 2^16), results below 2^-14 become subnormal (rounded once, not
 /// twice), below 2^-25 they round to +-0, NaN stays NaN (quiet, payload's top bits kept).
-/// Checked exhaustively in tests/proton/half_float_test.cpp: every half round-trips, and every
-/// midpoint between neighbouring halves rounds to the even one.
+/// Checked exhaustively in tests/proton/proton_geometry_test.cpp (HalfFloat): every half
+/// round-trips, and every midpoint between neighbouring halves rounds to the even one.
+/// (Moved here from engines/proton: the SpMV engine owns the fp16 matrix format.)
 #include <cstdint>
 #include <cstring>
 
-namespace penumbra::proton {
+namespace penumbra::spmv {
 
 inline std::uint32_t floatBits(float f) {
   std::uint32_t u;
@@ -71,4 +72,4 @@ inline float halfBitsToFloat(std::uint16_t h) {
   return bitsToFloat(sign | ((exp + 112u) << 23) | (mant << 13));
 }
 
-}  // namespace penumbra::proton
+}  // namespace penumbra::spmv

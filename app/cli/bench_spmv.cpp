@@ -1,0 +1,194 @@
+// `penumbra-cli bench spmv` (issue 5): d = D w and g = D^T r on fp16 CSR dose matrices, the
+// paper's warp-per-row kernel (baseline), csr_spmv_binned_delta16 (ours) and cuSPARSE fp32 CSR
+// side by side, against the multi-threaded CPU reference.
+//
+// Cases: synthetic liver-1 and prostate-1 (the paper's Table I sizes, structure documented in
+// engines/spmv/synthetic.hpp, seed 2021), and the dose matrices the proton engine builds for
+// BOXPHANTOM (proton-box) and the head-and-neck phantom at 2 mm (proton-hn).
+// Measured per kernel: median and min of max(reps, 20) event-timed launches after 3 warm-ups;
+// GB/s on the issue's model (6 B per entry + 12 B per row + 8 B per column, the same for every
+// kernel), % of the copy bandwidth measured in this run, GFLOP/s (2 per entry), speed-up over
+// the baseline and over cuSPARSE, the bitwise repeat (last timed output == first) and the max
+// |gpu - cpu| / max |cpu|.
+// Environment (for scripts/spmv-tune): PENUMBRA_SPMV_CASES="prostate-1,liver-1,..." limits the
+// cases; PENUMBRA_SPMV_VARIANTS="v8u1s32t4096,v8u1s16t4096" lists csr_spmv_binned_delta16
+// configurations (entries per load, loads in flight, lanes per row, long-row threshold); the
+// first is "ours" (default: Delta16Config{}).
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include "bench_spmv.hpp"
+#include "bench_table.hpp"
+#include "core/bandwidth.hpp"
+#include "core/device.hpp"
+#include "proton/proton_dose.hpp"
+#include "proton/proton_phantoms.hpp"
+#include "spmv/spmv.hpp"
+#include "spmv/synthetic.hpp"
+
+namespace penumbra::cli {
+
+namespace {
+
+using namespace spmv;
+using spmvbench::KernelRun;
+
+double secondsSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::vector<std::string> splitList(const char* env, const std::string& fallback) {
+  std::vector<std::string> out;
+  std::stringstream ss(env && *env ? env : fallback);
+  for (std::string item; std::getline(ss, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+Delta16Config parseConfig(const std::string& s) {  // "v8u1s32t4096"
+  Delta16Config c;
+  long long t = 0;
+  if (std::sscanf(s.c_str(), "v%du%ds%dt%lld", &c.entriesPerLoad, &c.loadsInFlight, &c.lanesPerRow, &t) != 4)
+    PENUMBRA_THROW(InvalidArgument, "bench spmv: bad variant '" + s + "' (expected e.g. v4u2s8t4096b6)");
+  c.longThreshold = t;
+  c.minBlocksPerSm = s.size() > 2 && s.compare(s.size() - 2, 2, "b6") == 0 ? 6 : 0;
+  return c;
+}
+
+HalfCsr protonMatrix(const proton::ProtonPhantomCase& pc) {
+  proton::ProtonDoseRequest r;
+  r.ct = std::make_shared<CtVolume>(pc.ct);
+  r.beams = pc.beams;
+  r.doseGrid = pc.doseGrid;
+  r.backend = Backend::Cpu;
+  r.params.computeDoseMatrix = true;
+  proton::ProtonDoseResult res = proton::computeProtonDose(r);
+  return HalfCsr(std::move(static_cast<HalfCsr&>(*res.matrix)));
+}
+
+HalfCsr buildCase(const std::string& name) {
+  if (name == "liver-1") return makeSyntheticDoseMatrix(liver1Spec());
+  if (name == "prostate-1") return makeSyntheticDoseMatrix(prostate1Spec());
+  if (name == "proton-box") return protonMatrix(proton::makeBoxPhantomCase());
+  if (name == "proton-hn") return protonMatrix(proton::makeHeadNeckCase(2.0));
+  PENUMBRA_THROW(InvalidArgument, "bench spmv: unknown case '" + name + "'");
+}
+
+std::string fmt(const char* f, double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+
+std::string describeMatrix(const HalfCsr& m) {
+  std::int64_t empty = 0, longest = 0;
+  for (std::int64_t r = 0; r < m.rows; ++r) {
+    const std::int64_t n = m.rowPtr[std::size_t(r) + 1] - m.rowPtr[std::size_t(r)];
+    empty += n == 0;
+    longest = std::max(longest, n);
+  }
+  return std::to_string(m.rows) + " x " + std::to_string(m.cols) + ", nnz " + std::to_string(m.nnz()) +
+         fmt(", %.1f %% empty rows", 100.0 * double(empty) / double(std::max<std::int64_t>(m.rows, 1))) +
+         ", longest row " + std::to_string(longest) +
+         fmt(", mean non-empty row %.0f", double(m.nnz()) / double(std::max<std::int64_t>(m.rows - empty, 1)));
+}
+
+struct SummaryLine {
+  std::string text;
+};
+
+}  // namespace
+
+std::vector<BenchRow> benchSpmv(int reps) {
+  reps = std::max(reps, 20);
+  std::vector<BenchRow> rows;
+  const auto cases = splitList(std::getenv("PENUMBRA_SPMV_CASES"), "prostate-1,liver-1,proton-box,proton-hn");
+  std::vector<Delta16Config> configs;
+  for (const auto& v : splitList(std::getenv("PENUMBRA_SPMV_VARIANTS"), Delta16Config{}.name()))
+    configs.push_back(parseConfig(v));
+  std::string why;
+  const bool gpu = !queryCudaDevices(&why).empty();
+  if (!gpu) std::cout << "spmv: CUDA rows skipped, no usable GPU (" << why << "); CPU reference only\n";
+  double peak = 0;
+  if (gpu) {
+    KernelProfile bw = measureCopyBandwidth(std::size_t(2) << 30, 20);
+    peak = bw.gbPerS();
+    rows.push_back({"spmv", "peak", bw, fmt("%.0f GB/s", peak), "d2d copy 2 GiB, bytes read + written: the % of peak below"});
+  }
+  std::vector<SummaryLine> summary;
+  for (const std::string& name : cases) {
+    auto t0 = std::chrono::steady_clock::now();
+    HalfCsr d = buildCase(name);
+    const double buildS = secondsSince(t0);
+    t0 = std::chrono::steady_clock::now();
+    HalfCsr dt = transpose(d);
+    const double transposeS = secondsSince(t0);
+    std::cout << "spmv: " << name << ": " << describeMatrix(d) << fmt("; built in %.1f s", buildS)
+              << fmt(", D^T in %.1f s", transposeS) << "\n";
+    for (int prod = 0; prod < 2; ++prod) {
+      const HalfCsr& a = prod == 0 ? d : dt;
+      const std::string tag = prod == 0 ? "Dw" : "DTr";
+      std::mt19937_64 rng(prod == 0 ? 7 : 8);
+      std::uniform_real_distribution<double> u(prod == 0 ? 0.0 : -1.0, 1.0);  // w >= 0; r signed
+      std::vector<double> x(std::size_t(a.cols)), ref(std::size_t(a.rows));
+      for (double& v : x) v = u(rng);
+      KernelProfile cpu = timeHost("spmv_cpu_reference", tag + "/cpu", [&] { multiplyCpu(a, x.data(), ref.data()); }, 1, 0);
+      cpu.device = "cpu (" + std::to_string(std::thread::hardware_concurrency()) + " threads)";
+      cpu.bytes = 6.0 * double(a.nnz()) + 12.0 * double(a.rows) + 8.0 * double(a.cols);
+      cpu.flops = 2.0 * double(a.nnz());
+      rows.push_back({"spmv", name, cpu, fmt("%.0f GB/s", cpu.gbPerS()), "double accumulation, row order, timed once"});
+      if (!gpu) continue;
+      CudaSpmvMatrix dev(a, true, configs.front());
+      spmvbench::GpuVectors vec(x, a.rows);
+      const KernelRun base = spmvbench::runKernel(dev, SpmvKernel::WarpPerRow, vec, ref, reps);
+      std::vector<std::pair<Delta16Config, KernelRun>> ours;
+      for (const auto& c : configs) {
+        dev.reconfigure(c);
+        ours.push_back({c, spmvbench::runKernel(dev, SpmvKernel::BinnedDelta16, vec, ref, reps)});
+      }
+      const KernelRun cus = spmvbench::runCusparse(a, dev, x, ref, reps);
+      auto addRow = [&](KernelRun run, const std::string& extra) {
+        KernelProfile p = run.profile;
+        p.variant = tag + "/" + p.variant;
+        p.peakBandwidthGBs = peak;
+        const double vsBase = base.profile.medianMs / p.medianMs, vsCus = cus.profile.medianMs / p.medianMs;
+        BenchRow r{"spmv", name, p, fmt("%.0f GB/s", p.gbPerS()),
+                   fmt("%.1f GFLOP/s", p.gflopPerS()) + fmt(", x%.2f vs baseline", vsBase) +
+                       fmt(", x%.2f vs cuSPARSE", vsCus) + (run.bitwiseRepeat ? ", bitwise repeat" : ", NOT bitwise repeat") +
+                       fmt(", rel err %.2g", run.relError) + extra};
+        r.speedupVsBaseline = vsBase;
+        r.speedupVsCpu = cpu.medianMs / p.medianMs;
+        r.accuracy = run.relError;
+        r.accuracyWhat = "max |gpu - cpu| / max |cpu|";
+        rows.push_back(r);
+        char line[256];
+        std::snprintf(line, sizeof line, "%-10s %-3s %-24s %-12s %8.3f %7.0f %6.1f %8.1f %7.2f %7.2f %-3s %8.1e",
+                      name.c_str(), tag.c_str(), run.profile.kernel.c_str(), run.profile.variant.c_str(), p.medianMs,
+                      p.gbPerS(), peak > 0 ? 100 * p.gbPerS() / peak : 0.0, p.gflopPerS(), vsBase, vsCus,
+                      run.bitwiseRepeat ? "yes" : "NO", run.relError);
+        summary.push_back({line});
+      };
+      addRow(base, ", the paper's kernel");
+      for (const auto& [c, run] : ours)
+        addRow(run, fmt(", %.0f regs", run.profile.registersPerThread) +
+                        fmt(", occupancy %.0f %%", 100 * run.profile.theoreticalOccupancy) + ", " +
+                        std::to_string(dev.wideSlices()) + " wide slices");
+      addRow(cus, ", fp32 values and vectors (8 B per entry moved)");
+    }
+  }
+  if (!summary.empty()) {
+    std::printf("\nSpMV side by side (GB/s on 6 B/nnz + 12 B/row + 8 B/col; %%peak of %.0f GB/s measured now)\n", peak);
+    std::printf("%-10s %-3s %-24s %-12s %8s %7s %6s %8s %7s %7s %-3s %8s\n", "case", "op", "kernel", "variant",
+                "ms", "GB/s", "%peak", "GFLOP/s", "x base", "x cuSP", "bit", "rel err");
+    for (const auto& s : summary) std::printf("%s\n", s.text.c_str());
+    std::fflush(stdout);
+  }
+  return rows;
+}
+
+}  // namespace penumbra::cli

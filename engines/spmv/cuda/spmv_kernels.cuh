@@ -1,0 +1,42 @@
+#pragma once
+// Launch wrappers of the two SpMV kernels (definitions in csr_spmv_warp_per_row.cu and
+// csr_spmv_binned_delta16.cu). Every wrapper checks its launch.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "spmv/spmv_plan.hpp"
+
+namespace penumbra::spmv::cuda {
+
+/// Device view of a planned matrix for csr_spmv_binned_delta16.
+struct Delta16View {
+  const std::uint16_t* values = nullptr;  ///< paddedNnz halves
+  const std::uint16_t* delta = nullptr;   ///< paddedNnz 16-bit column deltas
+  const SliceRecord* slices = nullptr;
+  const std::uint16_t* wideHigh = nullptr;
+  const RowTask* longRows = nullptr;
+  const RowTask* warpRows = nullptr;
+  const EmptyRun* emptyRuns = nullptr;
+  int nLong = 0, nWarp = 0, nEmpty = 0;
+  double scale = 1;
+};
+
+struct LaunchShape {
+  int grid = 0, block = 0;
+  const void* kernel = nullptr;  ///< for cudaFuncGetAttributes
+};
+
+LaunchShape warpPerRowShape(std::int64_t rows);
+void launchWarpPerRow(const std::uint16_t* values, const std::int32_t* colIdx,
+                      const std::int64_t* rowPtr, std::int64_t rows, double scale,
+                      const double* x, double* y, cudaStream_t stream);
+
+/// entriesPerLoad in {2, 4, 8}, loadsInFlight in {1, 2, 4}, lanesPerRow in {8, 16, 32} (not every
+/// combination is compiled: an unsupported one throws InvalidArgument).
+LaunchShape delta16Shape(const Delta16View& v, int entriesPerLoad, int loadsInFlight, int lanesPerRow,
+                         int minBlocksPerSm);
+void launchDelta16(const Delta16View& v, int entriesPerLoad, int loadsInFlight, int lanesPerRow,
+                   int minBlocksPerSm, const double* x, double* y, cudaStream_t stream);
+
+}  // namespace penumbra::spmv::cuda

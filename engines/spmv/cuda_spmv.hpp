@@ -1,0 +1,74 @@
+#pragma once
+/// A HalfCsr resident on the GPU, with the launches of the two CUDA kernels. Plain C++ header
+/// (no CUDA types), implemented in cuda/spmv_device_matrix.cu, or in spmv_nocuda.cpp where
+/// every call throws Unsupported. Vectors are device pointers; nothing here synchronises.
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "core/kernel_profile.hpp"
+#include "spmv/half_csr.hpp"
+
+namespace penumbra::spmv {
+
+enum class SpmvKernel {
+  WarpPerRow,     ///< "csr_spmv_warp_per_row": Liu et al.'s kernel, the baseline
+  BinnedDelta16,  ///< "csr_spmv_binned_delta16": row bins + 16-bit column deltas (optimised)
+};
+const char* kernelName(SpmvKernel k);
+
+/// Launch shape of the optimised kernel (the tuning knobs that the bench sweeps).
+/// Defaults: chosen from the sweeps in docs/spmv-notes.md (runs 1-3 on the H200).
+struct Delta16Config {
+  int entriesPerLoad = 4;   ///< 2, 4 or 8 consecutive entries per thread per load (4/8/16 B)
+  int loadsInFlight = 2;    ///< groups each thread loads before it uses the first one
+  int lanesPerRow = 8;      ///< lanes per row of the warp bin: 32, 16 or 8
+  std::int64_t longThreshold = 4096;  ///< rows longer than this get a whole block
+  int minBlocksPerSm = 6;   ///< 0: registers as ptxas likes; 6: capped at 40 (75 % occupancy)
+  std::string name() const;  ///< "v4u2s8t4096b6"
+};
+
+class CudaSpmvMatrix {
+public:
+  /// Plans (delta columns, row bins) on the host and uploads. `withBaseline` also uploads the
+  /// int32 indices the warp-per-row kernel reads. Refuses (OutOfMemory, sizes in the message)
+  /// before allocating when the device's free memory does not hold it.
+  CudaSpmvMatrix(const HalfCsr& m, bool withBaseline, Delta16Config config = {}, int threads = 0);
+  ~CudaSpmvMatrix();
+  CudaSpmvMatrix(const CudaSpmvMatrix&) = delete;
+  CudaSpmvMatrix& operator=(const CudaSpmvMatrix&) = delete;
+
+  std::int64_t rows() const;
+  std::int64_t cols() const;
+  std::int64_t nnz() const;
+  std::size_t deviceBytes() const;
+  std::int64_t wideSlices() const;
+  std::int64_t longRows() const;
+  const Delta16Config& config() const;
+  /// Re-bins the rows for another configuration (the delta columns stay); needs the HalfCsr
+  /// given to the constructor to be still alive.
+  void reconfigure(const Delta16Config& config);
+
+  /// y = A x on `stream` (a cudaStream_t; null: the default stream). dX: cols doubles,
+  /// dY: rows doubles, both on the device. Every row of y is written.
+  void apply(const double* dX, double* dY, SpmvKernel k, void* stream = nullptr) const;
+  /// Host vectors: uploads x, poisons y on the device with NaN, launches, downloads y
+  /// (scratch device vectors are allocated on first use and kept).
+  void applyHost(const double* x, double* y, SpmvKernel k) const;
+
+  /// Launch shape and resources of kernel k (grid, block, registers, shared memory, occupancy)
+  /// and the traffic model of the issue: 6 B per entry + 12 B per row + 8 B per column, 2 flops
+  /// per entry. Timing fields are left for the caller.
+  KernelProfile describe(SpmvKernel k) const;
+
+  /// Device arrays, for the cuSPARSE yardstick in the benchmark.
+  const std::int64_t* deviceRowPtr() const;
+  const std::int32_t* deviceColIdx() const;  ///< null unless withBaseline
+  const std::uint16_t* deviceValues() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace penumbra::spmv

@@ -1,0 +1,63 @@
+#pragma once
+/// The SpMV engine's matrix: CSR with IEEE binary16 values, 32-bit column indices and 64-bit row
+/// offsets. The dose-deposition matrix of the proton engine (proton::DoseMatrixCsr) is this type
+/// plus its provenance, so a matrix the engine builds goes to the SpMV engine without a copy.
+///
+/// Why the offsets are always 64-bit (and not only when nnz > 2^31): they cost 8 bytes per row,
+/// the indices 4 and the values 2 bytes per non-zero. On liver-1 (2.97e6 rows, 1.48e9 nnz) 64-bit
+/// offsets add 2.97e6 x 4 B = 12 MB to 8.9 GB of values and indices, 0.13 % of the traffic of one
+/// product, while a 32-bit variant would double every kernel and file format for no measurable
+/// gain. Column indices stay 32-bit: spots never exceed 2^31 (the proton engine refuses that),
+/// and the optimised CUDA kernel compresses them to 16-bit deltas on the device anyway.
+///
+/// Entry (r, c) = scale * half(values[e]); products are computed as scale * (H x) in double.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace penumbra::spmv {
+
+struct HalfCsr {
+  std::int64_t rows = 0, cols = 0;
+  std::vector<std::int64_t> rowPtr;  ///< rows + 1 offsets, rowPtr[0] = 0, non-decreasing
+  std::vector<std::int32_t> colIdx;  ///< column of each entry, ascending within a row
+  std::vector<std::uint16_t> values; ///< IEEE binary16 bit patterns
+  double scale = 1;                  ///< multiplies every entry (e.g. Gy per unit weight)
+
+  std::int64_t nnz() const { return std::int64_t(colIdx.size()); }
+  /// Throws InvalidArgument naming the first broken invariant (sizes, offsets, column range,
+  /// ascending columns within a row). O(nnz).
+  void validate() const;
+};
+
+/// D^T as its own CSR (columns become rows), entries of each new row in ascending old-row order
+/// (so the transposed product has a fixed, documented accumulation order). Same scale.
+/// Multi-threaded (threads <= 0: all hardware threads); deterministic for any thread count.
+HalfCsr transpose(const HalfCsr& m, int threads = 0);
+
+/// Bytes of the three CSR arrays of a rows x cols matrix with nnz entries (host or device).
+double csrBytes(std::int64_t rows, std::int64_t nnz);
+
+/// Device memory the CUDA SpMV engine needs for D and D^T of this size, before any allocation:
+/// per matrix the fp16 values, the 16-bit column deltas with their slice table, the row plan
+/// and the offsets, plus the int32 indices when `withBaseline` (the paper's kernel reads them);
+/// and the four double vectors (w, d, r, g).
+struct SpmvMemoryEstimate {
+  double matrixBytes = 0;      ///< D
+  double transposeBytes = 0;   ///< D^T
+  double vectorBytes = 0;
+  double total() const { return matrixBytes + transposeBytes + vectorBytes; }
+  std::string describe() const;  ///< "D 5.5 GiB + D^T 5.5 GiB + vectors 47 MiB = 11.0 GiB"
+};
+SpmvMemoryEstimate estimateDeviceBytes(std::int64_t rows, std::int64_t cols, std::int64_t nnz,
+                                       bool withBaseline);
+
+/// Throws ErrorCode::OutOfMemory, with the matrix size, the estimate and the free memory in the
+/// message, when the estimate does not fit in `freeBytes` (keeping 5 % of it spare). Called
+/// before anything is allocated.
+void refuseIfTooBig(std::int64_t rows, std::int64_t cols, std::int64_t nnz,
+                    const SpmvMemoryEstimate& estimate, double freeBytes,
+                    const std::string& deviceName);
+
+}  // namespace penumbra::spmv

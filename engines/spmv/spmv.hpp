@@ -1,0 +1,69 @@
+#pragma once
+/// SpMV dose engine (issue 5): d = D w and g = D^T r with D in fp16 CSR (HalfCsr) and all
+/// vectors in double, bitwise reproducible on every backend (fixed accumulation order, no
+/// floating-point atomics). D^T is stored as its own CSR so the transposed product is a plain
+/// row-wise product too.
+///
+/// Check, then run: estimateDeviceBytes() (half_csr.hpp) sizes the GPU copy before anything is
+/// built; SpmvEngine refuses a matrix that does not fit the device (OutOfMemory, with the size)
+/// before allocating, and falls back to the CPU under Backend::Auto.
+///
+/// CPU reference: one double accumulator per row, entries in storage order (left to right),
+/// then the scale; rows split across threads (the order inside a row never depends on them).
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/device.hpp"
+#include "core/kernel_profile.hpp"
+#include "core/progress.hpp"
+#include "spmv/cuda_spmv.hpp"
+#include "spmv/half_csr.hpp"
+
+namespace penumbra::spmv {
+
+/// y = A x on the CPU (the reference). x: A.cols, y: A.rows doubles.
+void multiplyCpu(const HalfCsr& a, const double* x, double* y, int threads = 0);
+
+enum class Product { D, Dt };  ///< d = D w, or g = D^T r
+
+struct SpmvOptions {
+  Backend backend = Backend::Auto;
+  SpmvKernel kernel = SpmvKernel::BinnedDelta16;
+  bool withBaseline = false;  ///< keep the int32 indices for the paper's kernel on the GPU
+  Delta16Config config;
+  int cpuThreads = 0;         ///< 0: all hardware threads
+};
+
+class SpmvEngine {
+public:
+  /// Takes D, builds D^T (CPU, multi-threaded), validates both, and on CUDA uploads both after
+  /// checking they fit. Cancel is checked between the stages.
+  explicit SpmvEngine(HalfCsr d, const SpmvOptions& options = {}, const JobControl& job = {});
+  ~SpmvEngine();
+
+  Backend backend() const { return backend_; }
+  const std::string& deviceName() const { return device_; }
+  /// Why the engine is not on the GPU (empty when it is, or when the CPU was asked for).
+  const std::string& message() const { return message_; }
+  const HalfCsr& matrix(Product p) const { return p == Product::D ? d_ : dt_; }
+  /// The device copy of D or D^T; null on the CPU backend.
+  const CudaSpmvMatrix* deviceMatrix(Product p) const;
+
+  /// y = A x (A = D or D^T). Sizes are checked; y is resized.
+  void multiply(Product p, const std::vector<double>& x, std::vector<double>& y) const;
+  /// One product per x, one kernel launch each, cancel checked between launches (throws
+  /// CancelledError; the products already done are in ys).
+  void multiplyBatch(Product p, const std::vector<std::vector<double>>& xs,
+                     std::vector<std::vector<double>>& ys, const JobControl& job = {}) const;
+
+private:
+  struct DeviceState;
+  HalfCsr d_, dt_;
+  SpmvOptions options_;
+  Backend backend_ = Backend::Cpu;
+  std::string device_, message_;
+  std::unique_ptr<DeviceState> gpu_;
+};
+
+}  // namespace penumbra::spmv

@@ -1,0 +1,32 @@
+// Builds without CUDA: the device matrix exists as a type, and every use says why it cannot run.
+#include "core/error.hpp"
+#include "spmv/cuda_spmv.hpp"
+
+namespace penumbra::spmv {
+
+struct CudaSpmvMatrix::Impl {
+  Delta16Config config;
+};
+
+namespace {
+[[noreturn]] void noCuda() { PENUMBRA_THROW(Unsupported, "SpMV: this build has no CUDA backend"); }
+}  // namespace
+
+CudaSpmvMatrix::CudaSpmvMatrix(const HalfCsr&, bool, Delta16Config, int) { noCuda(); }
+CudaSpmvMatrix::~CudaSpmvMatrix() = default;
+std::int64_t CudaSpmvMatrix::rows() const { noCuda(); }
+std::int64_t CudaSpmvMatrix::cols() const { noCuda(); }
+std::int64_t CudaSpmvMatrix::nnz() const { noCuda(); }
+std::size_t CudaSpmvMatrix::deviceBytes() const { noCuda(); }
+std::int64_t CudaSpmvMatrix::wideSlices() const { noCuda(); }
+std::int64_t CudaSpmvMatrix::longRows() const { noCuda(); }
+const Delta16Config& CudaSpmvMatrix::config() const { noCuda(); }
+void CudaSpmvMatrix::reconfigure(const Delta16Config&) { noCuda(); }
+void CudaSpmvMatrix::apply(const double*, double*, SpmvKernel, void*) const { noCuda(); }
+void CudaSpmvMatrix::applyHost(const double*, double*, SpmvKernel) const { noCuda(); }
+KernelProfile CudaSpmvMatrix::describe(SpmvKernel) const { noCuda(); }
+const std::int64_t* CudaSpmvMatrix::deviceRowPtr() const { noCuda(); }
+const std::int32_t* CudaSpmvMatrix::deviceColIdx() const { noCuda(); }
+const std::uint16_t* CudaSpmvMatrix::deviceValues() const { noCuda(); }
+
+}  // namespace penumbra::spmv

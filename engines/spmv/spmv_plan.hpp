@@ -1,0 +1,68 @@
+#pragma once
+/// Host-side preparation of a HalfCsr for the optimised CUDA kernel (csr_spmv_binned_delta16).
+/// Plain C++ so the CPU tests check it exactly (decodeColumn() == colIdx for every entry).
+///
+/// 1. Column indices as 16-bit deltas per slice of 256 consecutive entries (slices are aligned to
+///    the global entry index, not to rows): col = slice.base + delta, base = the slice's smallest
+///    column. A slice whose columns span 65536 or more is "wide": it also stores the high 16 bits
+///    of (col - base) in `wideHigh`, so decoding stays exact for any matrix. Bytes per entry: 2
+///    (value) + 2 (delta) + 8/256 (slice record) + 2 only in wide slices, instead of 2 + 4: a
+///    third fewer bytes than the paper's fp16 + int32 CSR on a product that is bound by them.
+/// 2. Rows in three bins, each kept in row order (neighbouring rows share columns, so warps
+///    working on neighbouring rows at the same time hit the same x in L1):
+///    long rows (> longThreshold entries): one 256-thread block per row, split with a fixed-order
+///    tree reduction; other non-empty rows: one warp per row; empty rows: runs of at most
+///    kEmptyRunMax rows written as zeros by one warp each (they cost only the write of d).
+///    Each row task carries its offset and length, so a warp needs one 16-byte load to start.
+#include <cstdint>
+#include <vector>
+
+#include "spmv/half_csr.hpp"
+
+namespace penumbra::spmv {
+
+struct SliceRecord {
+  std::int32_t base = 0;  ///< smallest column of the slice
+  std::int32_t wide = -1; ///< -1, or index w: high halves at wideHigh[w * 256 + (e % 256)]
+};
+struct RowTask {
+  std::int64_t begin = 0;  ///< first entry
+  std::int32_t length = 0; ///< entries
+  std::int32_t row = 0;
+};
+struct EmptyRun {
+  std::int32_t first = 0, count = 0;
+};
+
+struct Delta16Columns {
+  static constexpr int kSlice = 256;
+  std::int64_t paddedNnz = 0;         ///< nnz rounded up to whole slices (+ one spare slice)
+  std::vector<std::uint16_t> delta;   ///< paddedNnz entries (0 in the padding)
+  std::vector<SliceRecord> slices;    ///< paddedNnz / kSlice
+  std::vector<std::uint16_t> wideHigh;
+  std::int64_t wideSlices() const { return std::int64_t(wideHigh.size()) / kSlice; }
+};
+
+struct RowBins {
+  static constexpr int kEmptyRunMax = 1024;
+  std::int64_t longThreshold = 0;
+  std::vector<RowTask> longRows;   ///< length > longThreshold, row order
+  std::vector<RowTask> warpRows;   ///< 1..longThreshold, row order
+  std::vector<EmptyRun> emptyRuns; ///< runs of empty rows, row order
+};
+
+/// Builds the delta columns (multi-threaded; threads <= 0: all hardware threads).
+Delta16Columns buildDelta16Columns(const HalfCsr& m, int threads = 0);
+RowBins buildRowBins(const HalfCsr& m, std::int64_t longThreshold);
+
+/// Exact column of entry e (for tests and the CPU check of the layout).
+inline std::int32_t decodeColumn(const Delta16Columns& c, std::int64_t e) {
+  const SliceRecord& s = c.slices[std::size_t(e / Delta16Columns::kSlice)];
+  std::uint32_t d = c.delta[std::size_t(e)];
+  if (s.wide >= 0)
+    d |= std::uint32_t(c.wideHigh[std::size_t(s.wide) * Delta16Columns::kSlice +
+                                  std::size_t(e % Delta16Columns::kSlice)]) << 16;
+  return std::int32_t(std::uint32_t(s.base) + d);
+}
+
+}  // namespace penumbra::spmv

@@ -1,0 +1,167 @@
+// .mci reader: MCML's input format. Every datum group sits on its own line; '#' starts a
+// comment; blank lines are skipped. Layout (mcmlio.c ReadParm):
+//   file version (1.0)          number of runs
+//   per run: output file name and 'A'/'B'; photons [time]; dz dr; nz nr na; number of layers;
+//            n above; one line "n mua mus g d" per layer; n below.
+#include <fstream>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "mcml/mcml_files.hpp"
+
+namespace penumbra::io {
+
+namespace {
+
+struct Line {
+  int number;
+  std::vector<std::string> tokens;
+};
+
+class LineReader {
+public:
+  LineReader(const std::string& text, std::string source) : source_(std::move(source)) {
+    std::istringstream in(text);
+    std::string raw;
+    int n = 0;
+    while (std::getline(in, raw)) {
+      ++n;
+      if (auto hash = raw.find('#'); hash != std::string::npos) raw.erase(hash);
+      std::istringstream ls(raw);
+      Line l{n, {}};
+      for (std::string t; ls >> t;) l.tokens.push_back(t);
+      if (!l.tokens.empty()) lines_.push_back(std::move(l));
+    }
+    lastLine_ = n;
+  }
+
+  const Line& next(const char* what) {
+    if (pos_ >= lines_.size()) fail(lastLine_, std::string("unexpected end of file, expected ") + what);
+    return lines_[pos_++];
+  }
+  bool atEnd() const { return pos_ >= lines_.size(); }
+
+  [[noreturn]] void fail(int line, const std::string& msg) const {
+    PENUMBRA_THROW(Format, source_ + ":" + std::to_string(line) + ": " + msg);
+  }
+
+  double number(const Line& l, std::size_t i, const char* what) const {
+    if (i >= l.tokens.size()) fail(l.number, std::string("missing ") + what);
+    try {
+      std::size_t used = 0;
+      const double v = std::stod(l.tokens[i], &used);
+      if (used != l.tokens[i].size()) throw std::invalid_argument("trailing");
+      return v;
+    } catch (const std::exception&) {
+      fail(l.number, std::string("expected a number for ") + what + ", found '" + l.tokens[i] + "'");
+    }
+  }
+  long integer(const Line& l, std::size_t i, const char* what) const {
+    const double v = number(l, i, what);
+    if (v != double(long(v)) || v < 0)
+      fail(l.number, std::string(what) + " must be a non-negative integer");
+    return long(v);
+  }
+
+private:
+  std::string source_;
+  std::vector<Line> lines_;
+  std::size_t pos_ = 0;
+  int lastLine_ = 0;
+};
+
+}  // namespace
+
+std::vector<MciRun> parseMci(const std::string& text, const std::string& source) {
+  LineReader r(text, source);
+  const Line& version = r.next("the file version");
+  (void)r.number(version, 0, "the file version");
+  const Line& nRunsLine = r.next("the number of runs");
+  const long nRuns = r.integer(nRunsLine, 0, "the number of runs");
+  if (nRuns < 1) r.fail(nRunsLine.number, "the number of runs must be at least 1");
+  std::vector<MciRun> runs;
+  for (long k = 0; k < nRuns; ++k) {
+    MciRun run;
+    const Line& out = r.next("an output file name");
+    run.outputFile = out.tokens[0];
+    run.line = out.number;
+    if (out.tokens.size() > 1) {
+      const std::string& f = out.tokens[1];
+      if (f != "A" && f != "a" && f != "B" && f != "b")
+        r.fail(out.number, "output format must be A or B, found '" + f + "'");
+      run.outputFormat = char(std::toupper(f[0]));
+    }
+    const Line& ph = r.next("the number of photons");
+    const long packets = r.integer(ph, 0, "the number of photons");
+    if (packets < 1) r.fail(ph.number, "the number of photons must be at least 1");
+    run.config.packets = std::uint64_t(packets);
+    const Line& d = r.next("dz and dr");
+    run.config.dz = r.number(d, 0, "dz");
+    run.config.dr = r.number(d, 1, "dr");
+    if (run.config.dz <= 0 || run.config.dr <= 0) r.fail(d.number, "dz and dr must be positive");
+    const Line& n = r.next("nz, nr and na");
+    run.config.nz = int(r.integer(n, 0, "nz"));
+    run.config.nr = int(r.integer(n, 1, "nr"));
+    run.config.na = int(r.integer(n, 2, "na"));
+    if (run.config.nz < 1 || run.config.nr < 1 || run.config.na < 1)
+      r.fail(n.number, "nz, nr and na must be at least 1");
+    const Line& nl = r.next("the number of layers");
+    const long layers = r.integer(nl, 0, "the number of layers");
+    if (layers < 1 || layers > mcml::kMaxLayers)
+      r.fail(nl.number, "the number of layers must be in 1.." + std::to_string(mcml::kMaxLayers));
+    const Line& above = r.next("n for the medium above");
+    run.medium.nAbove = r.number(above, 0, "n above");
+    for (long i = 0; i < layers; ++i) {
+      const Line& l = r.next("a layer line 'n mua mus g d'");
+      mcml::Layer layer;
+      layer.n = r.number(l, 0, "n");
+      layer.mua = r.number(l, 1, "mua");
+      layer.mus = r.number(l, 2, "mus");
+      layer.g = r.number(l, 3, "g");
+      layer.d = r.number(l, 4, "d");
+      if (layer.n <= 0 || layer.mua < 0 || layer.mus < 0 || layer.d <= 0 || layer.g <= -1 ||
+          layer.g >= 1)
+        r.fail(l.number, "layer " + std::to_string(i + 1) + " has an invalid value");
+      run.medium.layers.push_back(layer);
+    }
+    const Line& below = r.next("n for the medium below");
+    run.medium.nBelow = r.number(below, 0, "n below");
+    if (run.medium.nAbove <= 0 || run.medium.nBelow <= 0)
+      r.fail(below.number, "refractive indices must be positive");
+    runs.push_back(std::move(run));
+  }
+  return runs;
+}
+
+std::vector<MciRun> readMciFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) PENUMBRA_THROW(Io, "cannot open '" + path + "'");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parseMci(ss.str(), path);
+}
+
+std::string formatMci(const std::vector<MciRun>& runs) {
+  std::ostringstream o;
+  o << "1.0\t\t\t# file version\n" << runs.size() << "\t\t\t# number of runs\n";
+  for (std::size_t k = 0; k < runs.size(); ++k) {
+    const MciRun& r = runs[k];
+    o << "\n#### SPECIFY DATA FOR RUN " << k + 1 << "\n#InParm\t\t\t# Input parameters. cm is used.\n"
+      << r.outputFile << "\t" << r.outputFormat << "\t\t# output file name, ASCII.\n"
+      << r.config.packets << "\t\t\t# No. of photons\n"
+      << r.config.dz << "\t" << r.config.dr << "\t\t# dz, dr [cm]\n"
+      << r.config.nz << "\t" << r.config.nr << "\t" << r.config.na << "\t# No. of dz, dr, da.\n\n"
+      << r.medium.layers.size() << "\t\t\t# Number of layers\n"
+      << "#n\tmua\tmus\tg\td\t# One line for each layer\n"
+      << r.medium.nAbove << "\t\t\t# n for medium above\n";
+    for (std::size_t i = 0; i < r.medium.layers.size(); ++i) {
+      const mcml::Layer& l = r.medium.layers[i];
+      o << l.n << "\t" << l.mua << "\t" << l.mus << "\t" << l.g << "\t" << l.d << "\t# layer "
+        << i + 1 << "\n";
+    }
+    o << r.medium.nBelow << "\t\t\t# n for medium below\n";
+  }
+  return o.str();
+}
+
+}  // namespace penumbra::io

@@ -1,0 +1,137 @@
+// io/matrix: Matrix Market and binary CSR round trips, fp16 rounding warnings, and clear errors
+// (file name and line / byte offset) for malformed and truncated files.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.hpp"
+#include "matrix/matrix_io.hpp"
+#include "spmv_test_support.hpp"
+
+namespace penumbra::io {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string tmpPath(const std::string& name) {
+  return (fs::temp_directory_path() / ("penumbra_spmv_" + name)).string();
+}
+
+void writeText(const std::string& path, const std::string& text) {
+  std::ofstream(path) << text;
+}
+
+std::string errorOf(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(MatrixMarket, RoundTripKeepsEveryBit) {
+  spmv::HalfCsr m = spmv::test::randomCsr(60, 45, 20, 4);
+  m.scale = 0.0123;
+  const std::string p = tmpPath("rt.mtx");
+  writeMatrixMarket(m, p);
+  const MatrixImport in = readMatrixMarket(p);
+  EXPECT_EQ(in.matrix.rowPtr, m.rowPtr);
+  EXPECT_EQ(in.matrix.colIdx, m.colIdx);
+  EXPECT_EQ(in.matrix.values, m.values);
+  EXPECT_EQ(in.matrix.scale, m.scale);
+  EXPECT_EQ(in.roundedValues, 0);
+  EXPECT_TRUE(in.messages.warnings.empty());
+  fs::remove(p);
+}
+
+TEST(MatrixMarket, UnsortedEntriesAreSortedAndRoundingIsCounted) {
+  const std::string p = tmpPath("round.mtx");
+  writeText(p, "%%MatrixMarket matrix coordinate real general\n% comment\n3 4 4\n"
+               "3 2 0.1\n1 4 2.0\n1 1 -1.5\n3 1 1e-12\n");
+  const MatrixImport in = readMatrixMarket(p);
+  const spmv::HalfCsr& m = in.matrix;
+  m.validate();
+  EXPECT_EQ(m.rowPtr, (std::vector<std::int64_t>{0, 2, 2, 4}));
+  EXPECT_EQ(m.colIdx, (std::vector<std::int32_t>{0, 3, 0, 1}));
+  // Scale: a power of two putting 2.0 at 2^14.
+  EXPECT_EQ(m.scale, std::ldexp(1.0, -13));
+  EXPECT_EQ(m.scale * spmv::halfBitsToFloat(m.values[1]), 2.0);
+  EXPECT_EQ(in.roundedValues, 2);   // 0.1 and 1e-12
+  EXPECT_EQ(in.flushedToZero, 1);   // 1e-12 / 2^-13 is below fp16's smallest subnormal
+  EXPECT_EQ(in.messages.warnings.size(), 2u);
+  fs::remove(p);
+}
+
+TEST(MatrixMarket, MalformedFilesNameFileAndLine) {
+  const std::string p = tmpPath("bad.mtx");
+  writeText(p, "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1.0\n1 1 2.0\n");
+  std::string e = errorOf([&] { (void)readMatrixMarket(p); });
+  EXPECT_NE(e.find("line 4"), std::string::npos) << e;
+  EXPECT_NE(e.find("duplicate"), std::string::npos) << e;
+  EXPECT_NE(e.find(p), std::string::npos) << e;
+  writeText(p, "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1.0\n3 1 2.0\n");
+  e = errorOf([&] { (void)readMatrixMarket(p); });
+  EXPECT_NE(e.find("line 4"), std::string::npos) << e;
+  writeText(p, "%%MatrixMarket matrix coordinate real general\n2 2 3\n1 1 1.0\n");
+  e = errorOf([&] { (void)readMatrixMarket(p); });
+  EXPECT_NE(e.find("1 of 3 entries"), std::string::npos) << e;
+  writeText(p, "%%MatrixMarket matrix coordinate real symmetric\n2 2 1\n1 1 1.0\n");
+  EXPECT_THROW((void)readMatrixMarket(p), Error);
+  writeText(p, "hello\n");
+  EXPECT_THROW((void)readMatrixMarket(p), Error);
+  EXPECT_THROW((void)readMatrixMarket(tmpPath("does_not_exist.mtx")), Error);
+  fs::remove(p);
+}
+
+TEST(MatrixMarket, DoubleToHalfRoundsOnce) {
+  // 1 + 2^-11 + 2^-40 lies just above the midpoint between 1 and 1 + 2^-10: through float it
+  // would first round to the midpoint and then to even (1.0); rounding once gives 1 + 2^-10.
+  EXPECT_EQ(doubleToHalfBits(1.0 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40)), 0x3C01);
+  EXPECT_EQ(doubleToHalfBits(1.0 + std::ldexp(1.0, -11)), 0x3C00);  // tie: even
+  EXPECT_EQ(doubleToHalfBits(-2.0), 0xC000);
+  EXPECT_EQ(doubleToHalfBits(70000.0), 0x7C00);
+}
+
+TEST(BinaryCsr, RoundTripAndCheckedSizes) {
+  spmv::HalfCsr m = spmv::test::randomCsr(300, 70, 30, 8);
+  m.scale = 3.5;
+  const std::string p = tmpPath("m.pcsr");
+  writeBinaryCsr(m, p);
+  const spmv::HalfCsr b = readBinaryCsr(p);
+  EXPECT_EQ(b.rowPtr, m.rowPtr);
+  EXPECT_EQ(b.colIdx, m.colIdx);
+  EXPECT_EQ(b.values, m.values);
+  EXPECT_EQ(b.scale, 3.5);
+  EXPECT_EQ(fs::file_size(p), 64 + 8 * 301 + 6 * std::uint64_t(m.nnz()));
+
+  // Truncated inside the column indices: the message names the file and where it ends.
+  fs::resize_file(p, 64 + 8 * 301 + 10);
+  std::string e = errorOf([&] { (void)readBinaryCsr(p); });
+  EXPECT_NE(e.find(p), std::string::npos) << e;
+  EXPECT_NE(e.find("truncated"), std::string::npos) << e;
+  EXPECT_NE(e.find("column indices"), std::string::npos) << e;
+  fs::resize_file(p, 20);
+  e = errorOf([&] { (void)readBinaryCsr(p); });
+  EXPECT_NE(e.find("header"), std::string::npos) << e;
+
+  // A corrupted column index: the message gives its byte offset.
+  writeBinaryCsr(m, p);
+  {
+    std::fstream f(p, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(64 + 8 * 301 + 4 * 5);
+    const std::int32_t badCol = 1000;
+    f.write(reinterpret_cast<const char*>(&badCol), 4);
+  }
+  e = errorOf([&] { (void)readBinaryCsr(p); });
+  EXPECT_NE(e.find("offset " + std::to_string(64 + 8 * 301 + 4 * 5)), std::string::npos) << e;
+  // Wrong magic.
+  writeText(p, std::string(64, 'x'));
+  e = errorOf([&] { (void)readBinaryCsr(p); });
+  EXPECT_NE(e.find("magic"), std::string::npos) << e;
+  fs::remove(p);
+}
+
+}  // namespace
+}  // namespace penumbra::io
