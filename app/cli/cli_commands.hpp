@@ -22,5 +22,6 @@ int cmdBench(Args args);
 int cmdProton(Args args);
 int cmdPlan(Args args);
 int cmdMcml(Args args);  // cmd_mcml.cpp: MCML .mci -> .mco
+int cmdOptimise(Args args);  // cmd_optimise.cpp: spot-weight optimisation of a case
 
 }  // namespace penumbra::cli

@@ -25,6 +25,9 @@ commands:
        [--layer-spacing 3] [--pattern hex|square] [--weights uniform|depth] --out CASE.json
                                   generate proton beams, layers and spots on a target structure
                                   and save them as a case file (penumbra-cli plan for all options)
+  optimise --case CASE.json [--prescription Gy] [--backend cpu|cuda|auto] [--iterations N]
+           [--out-case FILE.json]
+                                  spot-weight optimisation (projected L-BFGS on the SpMV engine)
   mcml FILE.mci [--backend cpu|cuda|auto] [--tally METHOD] [--packets N]
                                   MCML light transport: runs the .mci's runs, writes their .mco files
   bench [SUITE...] [--json FILE] [--reps N]
@@ -50,6 +53,7 @@ int main(int argc, char** argv) {
     if (cmd == "proton") return cmdProton(args);
     if (cmd == "plan") return cmdPlan(args);
     if (cmd == "mcml") return cmdMcml(args);
+    if (cmd == "optimise") return cmdOptimise(args);
     if (cmd == "make-demo") return cmdMakeDemo(args);
     if (cmd == "-h" || cmd == "--help" || cmd == "help") {
       usage();

@@ -16,6 +16,7 @@ std::vector<BenchRow> benchImport(int reps);  // bench_import.cpp
 std::vector<BenchRow> benchProton(int reps);  // bench_proton.cpp
 std::vector<BenchRow> benchSpmv(int reps);    // bench_spmv.cpp
 std::vector<BenchRow> benchMcml(int reps);    // bench_mcml.cpp
+std::vector<BenchRow> benchOptimise(int reps);  // bench_optimise.cpp
 
 namespace {
 
@@ -57,6 +58,8 @@ int cmdBench(Args args) {
       r = benchSpmv(reps);
     else if (s == "mcml")
       r = benchMcml(reps);
+    else if (s == "optimise")
+      r = benchOptimise(reps);
     else {
       std::cerr << "penumbra-cli bench: unknown suite '" << s << "' (import, bandwidth, proton, spmv)\n";
       return 2;

@@ -1,0 +1,203 @@
+// penumbra-cli optimise: spot-weight optimisation of a case (issue 5, item 4). Imports the case's
+// CT and structures, builds the dose-deposition matrix D with the proton engine, minimises the
+// target / BODY / organ-at-risk objective over w >= 0 with projected L-BFGS on the SpMV engine,
+// recomputes the dose with the full engine and writes the case with the new weights.
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <iterator>
+#include <memory>
+
+#include "cli_commands.hpp"
+#include "core/error.hpp"
+
+#if defined(PENUMBRA_HAVE_DICOM) && defined(PENUMBRA_HAVE_CASE_FILES)
+#define PENUMBRA_CLI_CASES 1
+#include "case/case_file.hpp"
+#include "dicom/dicom_import.hpp"
+#include "optimise/optimise.hpp"
+#include "proton/proton_dose.hpp"
+#endif
+
+namespace penumbra::cli {
+
+namespace {
+
+#ifdef PENUMBRA_CLI_CASES
+using Clock = std::chrono::steady_clock;
+
+/// Isotropic grid of spacing h [mm] over the CT's extent, centred on it (as `proton --case`).
+Grid isotropicGrid(const Grid& ct, double h) {
+  Grid g = ct;
+  Vec3 half{};
+  for (int c = 0; c < 3; ++c) {
+    const double extent = ct.dims[c] * ct.spacing[c];
+    g.dims[c] = std::max(1, int(std::lround(extent / h)));
+    g.spacing[c] = h;
+    half[c] = 0.5 * (extent - g.dims[c] * h);
+  }
+  g.origin =
+      ct.indexToWorld(Vec3{-0.5, -0.5, -0.5}) + ct.direction * (half + Vec3{h / 2, h / 2, h / 2});
+  return g;
+}
+
+/// Dose-grid voxels whose centre's nearest CT voxel is in the mask (rows of D).
+std::vector<std::int64_t> voxelsOnDoseGrid(const Mask& mask, const Grid& dose) {
+  std::vector<std::int64_t> v;
+  for (int k = 0; k < dose.dims[2]; ++k)
+    for (int j = 0; j < dose.dims[1]; ++j)
+      for (int i = 0; i < dose.dims[0]; ++i) {
+        std::array<int, 3> q{};
+        if (mask.grid.worldToNearestIndex(dose.indexToWorld(Vec3{double(i), double(j), double(k)}),
+                                          q) &&
+            mask.at(q[0], q[1], q[2]))
+          v.push_back(std::int64_t(dose.linearIndex(i, j, k)));
+      }
+  return v;
+}
+
+std::vector<std::int64_t> without(const std::vector<std::int64_t>& a,
+                                  const std::vector<std::int64_t>& b) {
+  std::vector<std::int64_t> out;
+  std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
+  return out;
+}
+
+int optimiseCase(const std::string& caseFile, double rx, const std::string& backendOpt,
+                 int iterations, std::string outCase) {
+  const auto t0 = Clock::now();
+  io::CaseFile c = io::readCaseFile(caseFile);
+  const std::string folder = io::resolveCasePath(caseFile, c.data.dicomFolder);
+  io::ImportOptions importOptions;
+  importOptions.structureSetFile = io::resolveCasePath(caseFile, c.data.structureSetFile);
+  io::PatientImportResult imported =
+      io::importPatient(io::scanDicomFolder(folder), c.data.seriesKey, importOptions);
+  for (const auto& w : imported.messages.warnings) std::cout << "warning: " << w << "\n";
+  for (const auto& e : imported.messages.errors) std::cout << "error: " << e << "\n";
+  if (!imported.ok()) return 1;
+  const Patient& patient = imported.patient;
+  if (rx <= 0) rx = c.prescription.dosePerFractionGy;
+  const Structure* target = patient.structures.find(c.prescription.target);
+  PENUMBRA_REQUIRE(target, InvalidArgument,
+                   "optimise: the case names no target structure found in the structure set ('" +
+                       c.prescription.target + "')");
+  PENUMBRA_REQUIRE(rx > 0, InvalidArgument, "optimise: no prescription (use --prescription Gy)");
+  PENUMBRA_REQUIRE(proton::totalSpotCount(c.beams) > 0, InvalidArgument,
+                   "optimise: the case has no spots (run penumbra-cli plan first)");
+  const Backend backend = backendOpt.empty() ? c.engine.backend : parseBackend(backendOpt);
+
+  proton::ProtonDoseRequest req;
+  req.ct = std::make_shared<CtVolume>(patient.ct);
+  req.beams = c.beams;
+  req.doseGrid = c.engine.doseGridSpacingMm > 0
+                     ? isotropicGrid(patient.ct.grid, c.engine.doseGridSpacingMm)
+                     : patient.ct.grid;
+  req.backend = backend;
+  req.variant = c.engine.variant;
+  req.params.computeDoseMatrix = true;
+  std::printf("case %s: dose grid %dx%dx%d of %.2f mm, %zu beams, %zu spots\n", caseFile.c_str(),
+              req.doseGrid.dims[0], req.doseGrid.dims[1], req.doseGrid.dims[2],
+              req.doseGrid.spacing.x, req.beams.size(), proton::totalSpotCount(req.beams));
+  proton::ProtonDoseResult built = proton::computeProtonDose(req);
+  for (const auto& m : built.messages) std::printf("note: %s\n", m.c_str());
+  std::printf("dose matrix: %lld x %lld, %lld non-zeros (fp16, cut-off %.0e), %.1f s\n",
+              (long long)built.matrix->rows, (long long)built.matrix->cols,
+              (long long)built.matrix->nnz(), built.matrix->relativeCutoff, built.elapsedMs / 1000);
+
+  // Objectives: target 2 Gy-style uniform dose with min (97 %) and max (104 %) penalties, BODY
+  // outside the target kept below 80 %, organs at risk below 50 % of the prescription.
+  const std::vector<std::int64_t> targetVoxels = voxelsOnDoseGrid(target->mask, req.doseGrid);
+  std::vector<optimise::StructureObjective> terms{optimise::targetObjective(
+      target->name, targetVoxels, rx, 1.0, 0.97 * rx, 20.0, 1.04 * rx, 20.0)};
+  for (const Structure& s : patient.structures.structures) {
+    if (&s == target || s.mask.empty() ||
+        (s.kind != StructureKind::External && s.kind != StructureKind::OrganAtRisk))
+      continue;
+    const bool body = s.kind == StructureKind::External;
+    const auto voxels = without(voxelsOnDoseGrid(s.mask, req.doseGrid), targetVoxels);
+    if (voxels.empty()) continue;
+    terms.push_back(optimise::organAtRiskObjective(s.name + (body ? " - target" : ""), voxels,
+                                                   (body ? 0.8 : 0.5) * rx, 1.0));
+  }
+  for (const auto& s : terms)
+    for (const auto& t : s.terms)
+      std::printf("  objective %-24s %-5s %6.3f Gy  weight %5.1f  (%zu voxels)\n", s.name.c_str(),
+                  optimise::toString(t.type), t.levelGy, t.weight, s.voxels.size());
+
+  spmv::SpmvOptions spmvOptions;
+  spmvOptions.backend = backend;
+  const spmv::SpmvEngine engine(std::move(static_cast<spmv::HalfCsr&>(*built.matrix)), spmvOptions);
+  if (!engine.message().empty()) std::printf("note: %s\n", engine.message().c_str());
+  optimise::OptimiserOptions options;
+  options.maxIterations = iterations;
+  const optimise::OptimiseResult res = optimise::optimiseSpotWeights(
+      engine, optimise::PlanObjective(terms), optimise::planWeights(c.beams), options, {},
+      [](const optimise::IterationRecord& r) {
+        std::printf("  iter %4d  f %.6e  |pg| %.3e  step %.3g  %.3f s\n", r.iteration, r.objective,
+                    r.projectedGradientNorm, r.step, r.elapsedSeconds);
+      });
+  std::printf("optimiser: %s (%s) after %d iterations, %.2f s, %.1f iterations/s on %s (%s)\n",
+              optimise::toString(res.state), res.stopReason.c_str(), res.iterations,
+              res.elapsedSeconds, res.iterationsPerSecond, toString(res.backend),
+              res.device.c_str());
+
+  optimise::setPlanWeights(c.beams, res.weights);
+  req.beams = c.beams;
+  req.params.computeDoseMatrix = false;
+  const proton::ProtonDoseResult recomputed = proton::computeProtonDose(req);
+  const auto fromMatrix = optimise::voxelDoseStatistics(res.dose, targetVoxels);
+  const auto fromEngine = optimise::voxelDoseStatistics(recomputed.dose.data, targetVoxels);
+  std::printf(
+      "target '%s' (prescription %.3g Gy): D95 %.4g Gy (%.1f %%), Dmax %.4g Gy (%.1f %%) "
+      "[full engine, %s]; D w: D95 %.4g, Dmax %.4g Gy\n",
+      target->name.c_str(), rx, fromEngine.d95Gy, 100 * fromEngine.d95Gy / rx, fromEngine.maxGy,
+      100 * fromEngine.maxGy / rx, toString(recomputed.backend), fromMatrix.d95Gy,
+      fromMatrix.maxGy);
+
+  if (outCase.empty()) outCase = caseFile;
+  if (outCase != caseFile) {  // keep the case's data paths valid from its new folder
+    c.data.dicomFolder = io::relativeToCase(outCase, folder);
+    if (!c.data.structureSetFile.empty())
+      c.data.structureSetFile = io::relativeToCase(outCase, importOptions.structureSetFile);
+    for (auto& d : c.doseSets)
+      d.file = io::relativeToCase(outCase, io::resolveCasePath(caseFile, d.file));
+  }
+  const std::filesystem::path parent = std::filesystem::path(outCase).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent);
+  io::writeCaseFile(outCase, c);
+  std::printf("wrote %s with the optimised weights; total %.1f s\n", outCase.c_str(),
+              std::chrono::duration<double>(Clock::now() - t0).count());
+  return 0;
+}
+#endif
+
+}  // namespace
+
+int cmdOptimise(Args args) {
+  const std::string caseFile = takeOption(args, "--case");
+  const std::string rx = takeOption(args, "--prescription", "0");
+  const std::string backend = takeOption(args, "--backend");
+  const std::string iterations = takeOption(args, "--iterations", "200");
+  const std::string outCase = takeOption(args, "--out-case");
+  if (!args.empty() || caseFile.empty()) {
+    std::cerr << "usage: penumbra-cli optimise --case FILE.json [--prescription Gy]\n"
+                 "                             [--backend cpu|cuda|auto] [--iterations N] "
+                 "[--out-case FILE.json]\n"
+                 "  without --out-case the case file is updated in place\n";
+    return 2;
+  }
+#ifdef PENUMBRA_CLI_CASES
+  return optimiseCase(caseFile, std::stod(rx), backend, std::stoi(iterations), outCase);
+#else
+  (void)rx, (void)backend, (void)iterations, (void)outCase;
+  std::cerr << "penumbra-cli optimise: this build has no DICOM or no case-file support "
+               "(needs DCMTK and nlohmann_json)\n";
+  return 1;
+#endif
+}
+
+}  // namespace penumbra::cli
