@@ -1,5 +1,6 @@
 // penumbra-cli bench: runs the benchmark suites this build supports and prints one table.
 // Timings live here, never in tests (house rule 4).
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -15,7 +16,7 @@ namespace penumbra::cli {
 std::vector<BenchRow> benchImport(int reps);  // bench_import.cpp
 std::vector<BenchRow> benchProton(int reps);  // bench_proton.cpp
 std::vector<BenchRow> benchSpmv(int reps);    // bench_spmv.cpp
-std::vector<BenchRow> benchMcml(int reps);    // bench_mcml.cpp
+std::vector<BenchRow> benchMcml(int reps, std::uint64_t packets);  // bench_mcml.cpp (0: 1e8)
 std::vector<BenchRow> benchOptimise(int reps);  // bench_optimise.cpp
 
 namespace {
@@ -41,8 +42,15 @@ std::vector<BenchRow> benchBandwidth(int reps) {
 
 int cmdBench(Args args) {
   const std::string json = takeOption(args, "--json");
-  const int reps = std::stoi(takeOption(args, "--reps", "5"));
+  const std::string repsText = takeOption(args, "--reps");
+  const int reps = std::stoi(repsText.empty() ? "5" : repsText);
   if (reps < 1) PENUMBRA_THROW(InvalidArgument, "--reps must be at least 1");
+  // mcml only: packets per run (default 1e8; "1e7" style accepted) and 1 run unless --reps.
+  const std::string packetsText = takeOption(args, "--packets");
+  const std::uint64_t mcmlPackets =
+      packetsText.empty() ? 0 : static_cast<std::uint64_t>(std::stod(packetsText));
+  if (!packetsText.empty() && mcmlPackets < 10)
+    PENUMBRA_THROW(InvalidArgument, "--packets must be at least 10");
   std::vector<std::string> suites = args;
   if (suites.empty()) suites = {"bandwidth", "import", "proton"};
   std::vector<BenchRow> rows;
@@ -57,7 +65,7 @@ int cmdBench(Args args) {
     else if (s == "spmv")
       r = benchSpmv(reps);
     else if (s == "mcml")
-      r = benchMcml(reps);
+      r = benchMcml(repsText.empty() ? 1 : reps, mcmlPackets);
     else if (s == "optimise")
       r = benchOptimise(reps);
     else {

@@ -79,8 +79,8 @@ void validate(const LayeredMedium& m, const McmlConfig& c) {
     PENUMBRA_REQUIRE(l.mua >= 0 && l.mus >= 0, InvalidArgument, at + "mua and mus must be >= 0");
     PENUMBRA_REQUIRE(l.g > -1 && l.g < 1, InvalidArgument, at + "g must lie in (-1, 1)");
     PENUMBRA_REQUIRE(l.d > 0, InvalidArgument, at + "thickness must be positive");
-    PENUMBRA_REQUIRE(l.mua + l.mus == 0 || l.mus >= l.mua, InvalidArgument,
-                     at + "albedo below 1/2 is not supported (exact weight bookkeeping)");
+    PENUMBRA_REQUIRE(std::isfinite(l.mua) && std::isfinite(l.mus), InvalidArgument,
+                     at + "mua and mus must be finite");
   }
   PENUMBRA_REQUIRE(c.packets >= 1, InvalidArgument, "packets must be at least 1");
   PENUMBRA_REQUIRE(c.dz > 0 && c.dr > 0, InvalidArgument, "dz and dr must be positive");

@@ -31,6 +31,11 @@ TransportSetup<Real> makeSetup(const LayeredMedium& m, const McmlConfig& c) {
     p.glass = (l.mua == 0.0 && l.mus == 0.0) ? 1 : 0;
     p.invMut = p.glass ? Real(0) : Real(1.0 / (l.mua + l.mus));
     p.albedo = p.glass ? Real(1) : Real(l.mus / (l.mua + l.mus));
+    // mus < mua <=> albedo < 1/2; the chosen factor rounds to a value >= 1/2 (0.5 is exact).
+    p.splitIsAbsorbed = (!p.glass && l.mus < l.mua) ? 1 : 0;
+    p.splitFactor = p.glass ? Real(1)
+                    : p.splitIsAbsorbed ? Real(l.mua / (l.mua + l.mus))
+                                        : p.albedo;
   }
   // MCML CriticalAngle: cos of the critical angle, 0 where the neighbour is denser.
   for (int i = 1; i <= nl; ++i) {

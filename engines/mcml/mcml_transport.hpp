@@ -21,7 +21,11 @@ struct LayerParams {
   Real z0, z1;   ///< top and bottom [cm]
   Real n, mua, mus, g;
   Real invMut;   ///< 1 / (mua + mus); 0 for glass
-  Real albedo;   ///< mus / (mua + mus): w' = w * albedo after a drop
+  Real albedo;   ///< mus / (mua + mus): w' = w * albedo after a drop (1 for glass)
+  /// The factor of the weight split at a drop that is >= 1/2: albedo where mus >= mua, else
+  /// the absorbed fraction mua / (mua + mus). See dropWeight.
+  Real splitFactor;
+  int splitIsAbsorbed;  ///< 1 where splitFactor is the absorbed fraction (albedo < 1/2)
   Real cosCrit0, cosCrit1;  ///< cosines of the critical angles at the top and bottom
   int glass;
 };
@@ -103,6 +107,42 @@ PENUMBRA_HD Real fresnel(Real n1, Real n2, Real ca1, Real* ca2) {
   const Real cap = ca1 * c2 - sa1 * sa2, cam = ca1 * c2 + sa1 * sa2;
   const Real sap = sa1 * c2 + ca1 * sa2, sam = sa1 * c2 - ca1 * sa2;
   return Real(0.5) * sam * sam * (cam * cam + cap * cap) / (sap * sap * cam * cam);
+}
+
+/// Products and differences that the compiler may not fuse into an FMA (a fused w - w * f is
+/// not the difference of the rounded product, and the weight split below relies on that).
+template <typename Real>
+PENUMBRA_HD Real mulRn(Real a, Real b) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (sizeof(Real) == 4) return __fmul_rn(a, b);
+  else return __dmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+template <typename Real>
+PENUMBRA_HD Real subRn(Real a, Real b) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (sizeof(Real) == 4) return __fsub_rn(a, b);
+  else return __dsub_rn(a, b);
+#else
+  return a - b;
+#endif
+}
+
+/// MCML Drop: splits the packet weight w into the absorbed part *dw and the remaining weight
+/// *wNew = w * mus / (mua + mus) so that *dw + *wNew == w exactly, for any albedo. The factor
+/// f >= 1/2 of the split (the albedo, or the absorbed fraction when the albedo is below 1/2) is
+/// applied by one rounded product p = w * f, which lies in [w/2, w]; the other part is w - p,
+/// exact by Sterbenz's lemma. So deposit + remaining weight equals the weight before, bit for
+/// bit, and energy is conserved by construction in float as in double. (Computing w - w * albedo
+/// for albedo < 1/2 would round and lose that; hence the two cases, selected without a branch.)
+template <typename Real>
+PENUMBRA_HD void dropWeight(const LayerParams<Real>& L, Real w, Real* dw, Real* wNew) {
+  const Real prod = mulRn(w, L.splitFactor);
+  const Real rest = subRn(w, prod);
+  *dw = L.splitIsAbsorbed ? prod : rest;
+  *wNew = L.splitIsAbsorbed ? rest : prod;
 }
 
 template <typename Real>
@@ -233,12 +273,12 @@ PENUMBRA_HD StepEvent<Real> mcmlStep(const TransportSetup<Real>& s, Photon<Real>
     } else {
       const int iz = binIndex(p.z, s.invDz, s.nz);
       const int ir = binIndex(sqrt(p.x * p.x + p.y * p.y), s.invDr, s.nr);
-      // w - w * albedo is exact (Sterbenz) for albedo >= 1/2, so deposit + remaining weight
-      // equals the weight before, bit for bit: energy is conserved by construction.
-      const Real wNew = p.w * L.albedo;
+      // Deposit + remaining weight == weight before, bit for bit, at any albedo (dropWeight).
+      Real dw, wNew;
+      dropWeight(L, p.w, &dw, &wNew);
       ev.kind = EventKind::Absorb;
       ev.index = ir * s.nz + iz;
-      ev.weight = p.w - wNew;
+      ev.weight = dw;
       p.w = wNew;
       spin(p, L.g, uniformOpen<Real>(r.v[1]), uniformOpen<Real>(r.v[2]));
     }

@@ -5,6 +5,8 @@
 #include <numeric>
 
 #include "mcml/mcml.hpp"
+#include "mcml/mcml_setup.hpp"
+#include "mcml/mcml_transport.hpp"
 #include "mcml/philox.hpp"
 
 using namespace penumbra;
@@ -108,10 +110,104 @@ TEST(McmlCpu, MatchedSlabReproducesThePublishedValues) {
   EXPECT_NEAR(r.energyBalance(), 0.0, 1e-9);
 }
 
+// The drop splits w into deposit + remaining weight exactly (bit for bit) at any albedo, in the
+// GPU's float as in double: the energy bookkeeping does not need albedo >= 1/2.
+template <typename Real>
+void expectExactSplit() {
+  const double albedos[][2] = {{10, 90}, {50, 50}, {50, 10}, {1, 0}, {90, 10}, {1e3, 1e-3},
+                               {4.3, 107}, {300, 1}, {0, 5}, {0.7, 0.3}};
+  for (const auto& ab : albedos) {
+    LayeredMedium m;
+    m.layers.push_back(Layer{1.4, ab[0], ab[1], 0.9, 0.1});
+    const TransportSetup<Real> s = makeSetup<Real>(m, McmlConfig{});
+    const LayerParams<Real>& L = s.layer[1];
+    EXPECT_GE(L.splitFactor, Real(0.5));
+    std::uint32_t x = 12345;
+    Real w = Real(1);
+    for (int k = 0; k < 20000; ++k) {
+      x = x * 1664525u + 1013904223u;
+      // weights over the whole range roulette leaves, incl. the launch weight and 10x survivors
+      if (k % 50 == 0) w = Real(1e-5) + Real(x >> 8) * Real(1.0 / 16777216.0);
+      Real dw, wNew;
+      dropWeight(L, w, &dw, &wNew);
+      ASSERT_EQ(dw + wNew, w) << "mua " << ab[0] << " mus " << ab[1] << " w " << double(w);
+      ASSERT_GE(dw, Real(0));
+      ASSERT_GE(wNew, Real(0));
+      // and the split is the MCML one: wNew = w mus / (mua + mus) to rounding
+      ASSERT_NEAR(double(wNew), double(w) * ab[1] / (ab[0] + ab[1]), 4e-7 * double(w));
+      w = wNew > Real(1e-4) ? wNew : wNew * Real(10) + Real(1e-4);
+    }
+  }
+}
+
+TEST(McmlCpu, WeightSplitIsExactAtAnyAlbedo) {
+  expectExactSplit<double>();
+  expectExactSplit<float>();
+}
+
+// Low albedo (pigmented or blood-rich tissue at short wavelengths): mua 50, mus 10 /cm, g 0.9,
+// under a tissue layer of ordinary albedo. Energy is conserved exactly as for any other layer,
+// and Tt lies between the ballistic (unscattered) transmission exp(-(mua+mus) d) and exp(-mua d)
+// (with matched boundaries every transmitted path is at least d long).
+TEST(McmlCpu, LowAlbedoLayerConservesEnergy) {
+  McmlConfig c = cpuConfig(40000, 13);
+  c.dz = 0.002;
+  {
+    LayeredMedium m = slab(1.0, 50, 10, 0.9, 0.02);
+    const McmlResult r = runMcml(m, c);
+    EXPECT_NEAR(r.energyBalance(), 0.0, 1e-9) << "Rsp+Rd+A+Tt = " << r.Rsp + r.Rd + r.A + r.Tt;
+    EXPECT_NEAR(r.Rsp + r.Rd + r.A + r.Tt, 1.0, 0.01);
+    EXPECT_GT(r.Tt, std::exp(-60 * 0.02) - 3 * r.TtErr) << r.Tt << " +- " << r.TtErr;
+    EXPECT_LT(r.Tt, std::exp(-50 * 0.02) + 3 * r.TtErr) << r.Tt << " +- " << r.TtErr;
+    EXPECT_GT(r.Rd, 0.0);
+    EXPECT_GT(r.A, 0.5);
+  }
+  {
+    LayeredMedium m = slab(1.4, 50, 10, 0.9, 0.01);
+    m.layers.push_back(Layer{1.4, 2.7, 187, 0.82, 0.03});
+    const McmlResult r = runMcml(m, c);
+    EXPECT_NEAR(r.energyBalance(), 0.0, 1e-9) << "Rsp+Rd+A+Tt = " << r.Rsp + r.Rd + r.A + r.Tt;
+    EXPECT_NEAR(r.Rsp + r.Rd + r.A + r.Tt, 1.0, 0.01);
+    EXPECT_GT(r.A_l[0], r.A_l[1]);  // the pigmented layer on top absorbs most
+    EXPECT_NEAR(std::accumulate(r.A_l.begin(), r.A_l.end(), 0.0), r.A, 1e-12);
+  }
+}
+
+// A purely absorbing slab (mus = 0) with matched boundaries: the packet goes straight through
+// or is absorbed whole at its first interaction, so Tt = exp(-mua d), A = 1 - Tt, Rd = 0, and
+// the absorption profile is A_z(z) = mua exp(-mua z) (Beer-Lambert).
+TEST(McmlCpu, PurelyAbsorbingSlabFollowsBeerLambert) {
+  const double mua = 50, d = 0.02;
+  McmlConfig c = cpuConfig(100000, 17);
+  c.dz = 0.002;
+  c.nz = 10;
+  const McmlResult r = runMcml(slab(1.0, mua, 0, 0.9, d), c);
+  const double tt = std::exp(-mua * d);
+  EXPECT_EQ(r.Rsp, 0.0);
+  EXPECT_EQ(r.Rd, 0.0);
+  EXPECT_EQ(r.rouletteGain, 0.0);  // every packet leaves with all its weight or none
+  EXPECT_NEAR(r.Tt, tt, 3 * r.TtErr) << r.Tt << " +- " << r.TtErr << " vs " << tt;
+  EXPECT_NEAR(r.A, 1 - tt, 3 * r.AErr) << r.A << " +- " << r.AErr << " vs " << 1 - tt;
+  EXPECT_NEAR(r.A + r.Tt, 1.0, 1e-12);
+  EXPECT_GT(r.TtErr, 0.0);
+  EXPECT_LT(r.TtErr, 0.005);
+  // Per depth bin: expected fraction absorbed exp(-mua z0) - exp(-mua z1); binomial error.
+  for (int iz = 0; iz < c.nz; ++iz) {
+    const double p = std::exp(-mua * iz * c.dz) - std::exp(-mua * (iz + 1) * c.dz);
+    const double got = r.A_z[std::size_t(iz)] * c.dz;
+    const double se = std::sqrt(p * (1 - p) / double(c.packets));
+    EXPECT_NEAR(got, p, 4 * se) << "bin " << iz;
+  }
+}
+
 TEST(McmlCpu, RejectsBadInput) {
   McmlConfig c = cpuConfig(100);
   EXPECT_THROW(runMcml(LayeredMedium{}, c), Error);
   EXPECT_THROW(runMcml(slab(1.4, 1, 10, 1.0, 0.1), c), Error);
+  EXPECT_THROW(runMcml(slab(1.4, -1, 10, 0.9, 0.1), c), Error);
+  EXPECT_THROW(runMcml(slab(1.4, INFINITY, 10, 0.9, 0.1), c), Error);
+  EXPECT_NO_THROW(runMcml(slab(1.4, 50, 10, 0.9, 0.1), c));  // low albedo is accepted
+  EXPECT_NO_THROW(runMcml(slab(1.4, 50, 0, 0.9, 0.1), c));   // so is a pure absorber
   c.batches = 1;
   EXPECT_THROW(runMcml(slab(1.4, 1, 10, 0.9, 0.1), c), Error);
   EXPECT_THROW(parseTallyMethod("fast"), Error);

@@ -35,6 +35,14 @@ LayeredMedium matchedSlab() {
   return m;
 }
 
+// Low albedo on top (pigmented epidermis / blood-rich layer at a short wavelength: mua 50,
+// mus 10 /cm, albedo 1/6) over dermis: exercises the absorbed-fraction branch of the weight split.
+LayeredMedium lowAlbedo() {
+  LayeredMedium m;
+  m.layers = {{1.4, 50, 10, 0.9, 0.01}, {1.4, 2.7, 187, 0.82, 0.05}};
+  return m;
+}
+
 McmlConfig skinConfig(TallyMethod t, std::uint64_t packets = 200000) {
   McmlConfig c;
   c.packets = packets;
@@ -139,4 +147,61 @@ TEST(McmlCuda, MatchedSlabReproducesThePublishedValues) {
   EXPECT_NEAR(r.Rd, 0.09734, 3 * r.RdErr) << r.Rd << " +- " << r.RdErr;
   EXPECT_NEAR(r.Tt, 0.66096, 3 * r.TtErr) << r.Tt << " +- " << r.TtErr;
   EXPECT_NEAR(r.energyBalance(), 0.0, 1e-6);
+}
+
+TEST(McmlCuda, LowAlbedoLayerConservesEnergyWithEveryTallyMethod) {
+  REQUIRE_GPU();
+  McmlConfig rc = skinConfig(TallyMethod::DoubleAtomic);
+  rc.nr = rc.nz = 64;
+  const McmlResult ref = runMcml(lowAlbedo(), rc);
+  ASSERT_EQ(ref.backend, Backend::Cuda);
+  EXPECT_NEAR(ref.energyBalance(), 0.0, 1e-6);
+  EXPECT_GT(ref.A_l[0], ref.A_l[1]);
+  for (TallyMethod t : allTallyMethods()) {
+    McmlConfig c = rc;
+    c.tally = t;
+    const McmlResult r = runMcml(lowAlbedo(), c);
+    const double drift = relL1(r.A_rz, ref.A_rz);
+    std::printf("low albedo, tally %-16s energy balance %+.3e  A_rz rel. L1 vs double %.3e\n",
+                toString(t), r.energyBalance(), drift);
+    if (tallyConservesEnergy(t)) {
+      EXPECT_NEAR(r.energyBalance(), 0.0, 1e-6) << toString(t);
+      EXPECT_LT(drift, 1e-6) << toString(t);
+    } else {
+      EXPECT_NEAR(r.energyBalance(), 0.0, 1e-3) << toString(t);
+      EXPECT_LT(drift, 1e-2) << toString(t);
+    }
+    EXPECT_NEAR(r.Rd, ref.Rd, 1e-4) << toString(t);
+  }
+  // Against the CPU reference (independent packets): totals within 3 standard errors.
+  McmlConfig g = skinConfig(TallyMethod::FixedPoint64, 200000), h = g;
+  g.nr = g.nz = h.nr = h.nz = 64;
+  h.backend = Backend::Cpu;
+  h.seed = 98;
+  const McmlResult a = runMcml(lowAlbedo(), g), b = runMcml(lowAlbedo(), h);
+  auto within = [](double x, double ex, double y, double ey) {
+    return std::fabs(x - y) <= 3 * std::sqrt(ex * ex + ey * ey);
+  };
+  EXPECT_TRUE(within(a.Rd, a.RdErr, b.Rd, b.RdErr)) << a.Rd << " vs " << b.Rd;
+  EXPECT_TRUE(within(a.A, a.AErr, b.A, b.AErr)) << a.A << " vs " << b.A;
+  EXPECT_TRUE(within(a.Tt, a.TtErr, b.Tt, b.TtErr)) << a.Tt << " vs " << b.Tt;
+}
+
+// Purely absorbing matched slab (mus = 0): Tt = exp(-mua d), A = 1 - Tt (Beer-Lambert).
+TEST(McmlCuda, PurelyAbsorbingSlabFollowsBeerLambert) {
+  REQUIRE_GPU();
+  LayeredMedium m;
+  m.layers = {{1.0, 50, 0, 0.9, 0.02}};
+  const double tt = std::exp(-50 * 0.02);
+  for (TallyMethod t : {TallyMethod::FixedPoint64, TallyMethod::DoubleAtomic, TallyMethod::SharedRegister}) {
+    McmlConfig c = skinConfig(t, 1000000);
+    c.dz = 0.002;
+    c.nz = 10;
+    c.nr = 50;
+    const McmlResult r = runMcml(m, c);
+    EXPECT_EQ(r.Rd, 0.0) << toString(t);
+    EXPECT_NEAR(r.Tt, tt, 3 * r.TtErr) << toString(t) << ": " << r.Tt << " +- " << r.TtErr;
+    EXPECT_NEAR(r.A, 1 - tt, 3 * r.AErr) << toString(t) << ": " << r.A << " +- " << r.AErr;
+    EXPECT_NEAR(r.energyBalance(), 0.0, 1e-6) << toString(t);
+  }
 }
