@@ -76,6 +76,27 @@ struct CommonModules {
   std::string frameOfReferenceUid;  ///< empty: no frame of reference module
 };
 
+/// The common modules of an export from its write options (RtDoseWriteOptions,
+/// RtIonPlanWriteOptions: same field names) and the UIDs the writer settled on.
+template <class Options, class Result>
+CommonModules commonModulesOf(const Options& o, const Result& res, const char* modality) {
+  CommonModules m;
+  m.patientName = o.patientName;
+  m.patientId = o.patientId;
+  m.patientBirthDate = o.patientBirthDate;
+  m.patientSex = o.patientSex;
+  m.studyInstanceUid = res.studyInstanceUid;
+  m.studyId = o.studyId;
+  m.studyDescription = o.studyDescription;
+  m.modality = modality;
+  m.seriesInstanceUid = res.seriesInstanceUid;
+  m.seriesNumber = o.seriesNumber;
+  m.seriesDescription = o.seriesDescription;
+  m.sopInstanceUid = res.sopInstanceUid;
+  m.frameOfReferenceUid = res.frameOfReferenceUid;
+  return m;
+}
+
 /// Sets `m` on a dcmrt IOD (DRTDoseIOD, DRTIonPlanIOD: they share the setter names).
 template <class Iod>
 void setCommonModules(Iod& rt, const CommonModules& m, const DateTime& when, const char* ctx) {

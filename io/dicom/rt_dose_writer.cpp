@@ -78,21 +78,7 @@ RtDoseWriteResult writeRtDose(const std::string& path, const DoseVolume& dose,
   const dcm::DateTime when = dcm::now();
 
   DRTDoseIOD rt;
-  dcm::CommonModules m;
-  m.patientName = o.patientName;
-  m.patientId = o.patientId;
-  m.patientBirthDate = o.patientBirthDate;
-  m.patientSex = o.patientSex;
-  m.studyInstanceUid = res.studyInstanceUid;
-  m.studyId = o.studyId;
-  m.studyDescription = o.studyDescription;
-  m.modality = "RTDOSE";
-  m.seriesInstanceUid = res.seriesInstanceUid;
-  m.seriesNumber = o.seriesNumber;
-  m.seriesDescription = o.seriesDescription;
-  m.sopInstanceUid = res.sopInstanceUid;
-  m.frameOfReferenceUid = res.frameOfReferenceUid;
-  dcm::setCommonModules(rt, m, when, kContext);
+  dcm::setCommonModules(rt, dcm::commonModulesOf(o, res, "RTDOSE"), when, kContext);
   check(rt.setInstanceNumber(std::to_string(o.instanceNumber).c_str()), "InstanceNumber");
   check(rt.setContentDate(when.date.c_str()), "ContentDate");
   check(rt.setContentTime(when.time.c_str()), "ContentTime");

@@ -192,21 +192,7 @@ RtIonPlanWriteResult writeRtIonPlan(const std::string& path,
   const dcm::DateTime when = dcm::now();
 
   DRTIonPlanIOD rt;
-  dcm::CommonModules m;
-  m.patientName = o.patientName;
-  m.patientId = o.patientId;
-  m.patientBirthDate = o.patientBirthDate;
-  m.patientSex = o.patientSex;
-  m.studyInstanceUid = res.studyInstanceUid;
-  m.studyId = o.studyId;
-  m.studyDescription = o.studyDescription;
-  m.modality = "RTPLAN";
-  m.seriesInstanceUid = res.seriesInstanceUid;
-  m.seriesNumber = o.seriesNumber;
-  m.seriesDescription = o.seriesDescription;
-  m.sopInstanceUid = res.sopInstanceUid;
-  m.frameOfReferenceUid = res.frameOfReferenceUid;
-  dcm::setCommonModules(rt, m, when, kContext);
+  dcm::setCommonModules(rt, dcm::commonModulesOf(o, res, "RTPLAN"), when, kContext);
 
   // RT General Plan.
   check(rt.setRTPlanLabel(o.planLabel.c_str()), "RTPlanLabel");
