@@ -2,6 +2,7 @@
 //   penumbra [--open DIR [--series KEY] | --open-dose DIR] [--no-demo | --synthetic-demo] [--demo-plan]
 //            [--screenshot FILE] [--bev-screenshot FILE] [--dvh-screenshot FILE]
 //            [--profiling-screenshot FILE] [--bench-render N] [--bench-latency] [--window-size WxH]
+//            [--bench-optimise] [--optimise-screenshot FILE]
 // Without --open and --no-demo the BOXPHANTOM demo case is opened at start (app_paths.hpp).
 // The batch options wait until the case is imported and all views (3D surfaces included) are
 // on screen, do their work (gui/batch_runner.hpp), and exit: 0 on success, non-zero on failure.
@@ -53,9 +54,17 @@ int main(int argc, char** argv) {
   const QCommandLineOption latencyOpt("bench-latency",
                                       "Print the event-loop latency during a CPU dose job on the demo "
                                       "plan, and the cancel latency, then exit.");
+  const QCommandLineOption benchOptOpt("bench-optimise",
+                                       "Two beams (gantry 0 and 90) on the target, spots, spot-weight "
+                                       "optimisation with the panel's defaults; print iterations/s, backend, "
+                                       "spots, voxels and target D95/Dmax, then exit.");
+  const QCommandLineOption optShotOpt("optimise-screenshot",
+                                      "Save a PNG of the Optimise dock after the optimisation (as "
+                                      "--bench-optimise) and exit.",
+                                      "FILE");
   const QCommandLineOption sizeOpt("window-size", "Main window size, e.g. 1600x1000.", "WxH");
   parser.addOptions({sizeOpt, openOpt, doseOpt, seriesOpt, noDemoOpt, synthOpt, shotOpt, benchOpt, planOpt, bevOpt, dvhOpt, profOpt,
-                     latencyOpt});
+                     latencyOpt, benchOptOpt, optShotOpt});
   parser.process(app);
 
   penumbra::gui::BatchOptions options;
@@ -69,6 +78,8 @@ int main(int argc, char** argv) {
                      (!parser.isSet(doseOpt) && (!options.bevScreenshot.isEmpty() || !options.dvhScreenshot.isEmpty() ||
                                                  !options.profilingScreenshot.isEmpty()));
   options.benchLatency = parser.isSet(latencyOpt);
+  options.benchOptimise = parser.isSet(benchOptOpt);
+  options.optimiseScreenshot = parser.value(optShotOpt);
   if (parser.isSet(benchOpt) && options.benchRenders <= 0) {
     std::fprintf(stderr, "penumbra: --bench-render needs a positive count\n");
     return 2;

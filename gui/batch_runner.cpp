@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
+#include <memory>
 
 #include <QCoreApplication>
 #include <QDockWidget>
 #include <QImage>
 
+#include "beam_editor_panel.hpp"
 #include "bev_panel.hpp"
 #include "core/kernel_profile.hpp"
 #include "dose_set_store.hpp"
@@ -14,6 +17,8 @@
 #include "dvh_store.hpp"
 #include "job_runner.hpp"
 #include "main_window.hpp"
+#include "optimise_controller.hpp"
+#include "optimise_panel.hpp"
 #include "plan_controller.hpp"
 #include "plan_model.hpp"
 #include "planning_workspace.hpp"
@@ -51,6 +56,7 @@ BatchRunner::BatchRunner(MainWindow* window, BatchOptions options, QObject* pare
 
 void BatchRunner::onSceneReady() {
   PlanningWorkspace* ws = window_->planning();
+  if (options_.optimise()) return runOptimise();
   if (!options_.demoPlan && !options_.benchLatency) {
     // An opened dose (--open-dose) may still have DVH jobs: the DVH screenshot waits for them.
     whenDisplaysIdle([this] { emit done(grabAndBench()); });
@@ -165,6 +171,75 @@ int BatchRunner::grabAndBench() {
       return rc;
   std::fflush(stdout);
   return 0;
+}
+
+void BatchRunner::runOptimise() {
+  PlanningWorkspace* ws = window_->planning();
+  const auto& scene = window_->viewState()->scene();
+  QString target;
+  for (const auto& s : scene->patient().structures.structures)
+    if (s.kind == StructureKind::Target && !s.mask.empty()) {
+      target = QString::fromStdString(s.name);
+      break;
+    }
+  if (target.isEmpty()) {
+    std::fprintf(stderr, "penumbra: the case has no target structure\n");
+    return emit done(6);
+  }
+  const proton::SpotGenerationOptions spotOptions = ws->beamEditor()->spotOptions();
+  // Beams one after the other: spots for beam b, then the next beam, then the optimisation.
+  auto next = std::make_shared<std::function<void(int)>>();
+  *next = [this, ws, target, spotOptions, next](int b) {
+    const double gantry[] = {0.0, 90.0};
+    if (b == 2) {
+      connect(ws->optimiser(), &OptimiseController::finished, this, [this](Job* job) {
+        if (job->state() != Job::State::Done) {
+          std::fprintf(stderr, "penumbra: optimisation %s %s\n", qPrintable(Job::stateName(job->state())),
+                       qPrintable(job->errorMessage()));
+          return emit done(6);
+        }
+        whenDisplaysIdle([this] { afterOptimise(); });
+      });
+      ws->optimisePanel()->optimise();
+      if (!ws->optimiser()->isRunning()) emit done(6);
+      return;
+    }
+    const int beam = ws->controller()->addBeamOnTarget(target, gantry[b]);
+    Job* spots = ws->controller()->generateSpots(beam, target, spotOptions);
+    if (!spots) return emit done(6);
+    connect(spots, &Job::finished, this, [this, spots, next, b] {
+      if (spots->state() != Job::State::Done) return emit done(6);
+      (*next)(b + 1);
+    });
+  };
+  (*next)(0);
+}
+
+void BatchRunner::afterOptimise() {
+  PlanningWorkspace* ws = window_->planning();
+  const OptimiseOutcome& o = ws->optimiser()->outcome();
+  const auto set = ws->doseSets()->at(ws->doseSets()->indexOfId(o.finalDoseSetId));
+  const DoseSetDvhs* dvhs = ws->dvhs()->forDoseSet(o.finalDoseSetId);
+  const QString target = ws->plan()->beamCount() > 0 ? ws->plan()->beam(0).targetName : QString();
+  const dvh::DvhResult* t = dvhs ? dvhs->find(target) : nullptr;
+  const double rx = ws->plan()->prescriptionGy();
+  if (options_.benchOptimise) {
+    std::printf("optimise: %.2f iterations/s, backend %s, %zu spots, %lld voxels (dose grid, %lld in objectives), "
+                "%lld non-zeros, %d iterations (%s, %.1f s; matrix %.1f s), %s D95 %.1f %% Dmax %.1f %% of %.2f Gy\n",
+                o.iterationsPerSecond, qPrintable(o.backend), ws->plan()->totalSpots(), (long long)o.rows,
+                (long long)o.objectiveVoxels, (long long)o.nnz, o.iterations, optimise::toString(o.state),
+                o.optimiseSeconds, o.matrixSeconds, qPrintable(target), t ? 100 * t->stats.d95Gy / rx : -1.0,
+                t ? 100 * t->stats.maxGy / rx : -1.0, rx);
+    std::fflush(stdout);
+  }
+  if (!set || !t) {
+    std::fprintf(stderr, "penumbra: no final dose or target DVH after the optimisation\n");
+    return emit done(6);
+  }
+  if (!options_.optimiseScreenshot.isEmpty())
+    if (const int rc = grabDock("optimiseDock", options_.optimiseScreenshot, QSize(560, 820), "Optimise panel"))
+      return emit done(rc);
+  emit done(grabAndBench());
 }
 
 void BatchRunner::benchLatency() {

@@ -51,9 +51,15 @@ struct BatchOptions {
   QString profilingScreenshot;
   int benchRenders = 0;
   bool benchLatency = false;
+  /// Two beams (gantry 0 and 90) on the target, spots, the Optimise panel's job with its
+  /// defaults; prints one line (iterations/s, backend, spots, voxels, target D95/Dmax in % of
+  /// the prescription) and/or saves the Optimise dock.
+  bool benchOptimise = false;
+  QString optimiseScreenshot;
+  bool optimise() const { return benchOptimise || !optimiseScreenshot.isEmpty(); }
   bool any() const {
     return demoPlan || !screenshot.isEmpty() || !bevScreenshot.isEmpty() || !dvhScreenshot.isEmpty() ||
-           !profilingScreenshot.isEmpty() || benchRenders > 0 || benchLatency;
+           !profilingScreenshot.isEmpty() || benchRenders > 0 || benchLatency || optimise();
   }
   bool anyScreenshot() const {
     return !screenshot.isEmpty() || !bevScreenshot.isEmpty() || !dvhScreenshot.isEmpty() || !profilingScreenshot.isEmpty();
@@ -78,6 +84,8 @@ private:
   int grabDock(const char* dockName, const QString& file, QSize size, const char* what);
   int grabAndBench();
   void benchLatency();
+  void runOptimise();
+  void afterOptimise();
   void cancelRun(std::size_t which);
 
   MainWindow* window_;

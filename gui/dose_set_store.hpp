@@ -26,6 +26,9 @@ struct DoseSet {
   /// Factor applied to weights and dose by normalisation (1: as computed).
   double normalisation = 1;
   QString normalisationNote;  ///< "target mean = 2.00 Gy" or empty
+  /// A running optimisation's current dose D w (replaced as it improves): its DVH jobs start
+  /// beside the optimisation job instead of queueing behind it.
+  bool live = false;
 };
 
 class DoseSetStore : public QObject {

@@ -52,7 +52,7 @@ void DvhStore::recompute(int doseSetIndex) {
   out->doseSetId = id;
   out->prescriptionGy = plan_->prescriptionGy();
   const dvh::DvhOptions opts = options(out->prescriptionGy);
-  Job* job = jobs_->submit(tr("DVHs of %1").arg(set->name), [patient, set, out, opts](const JobControl& jc) {
+  auto work = [patient, set, out, opts](const JobControl& jc) {
     std::vector<const Structure*> todo;
     for (const auto& s : patient->structures.structures)
       if (!s.contours.empty() || !s.mask.empty()) todo.push_back(&s);
@@ -72,7 +72,9 @@ void DvhStore::recompute(int doseSetIndex) {
       }
     }
     jc.report(1.0, "DVH done");
-  });
+  };
+  const QString title = tr("DVHs of %1").arg(set->name);
+  Job* job = set->live ? jobs_->submitBeside(title, work) : jobs_->submit(title, work);
   pending_.insert(id, job);
   emit computeStarted(id);
   const std::weak_ptr<const Patient> forPatient = patient;

@@ -163,7 +163,8 @@ JobRunner::JobRunner(QObject* parent) : QObject(parent) {}
 
 JobRunner::~JobRunner() {
   for (Job* j : queue_) j->token_->requestCancel();
-  if (active_) active_->token_->requestCancel();
+  for (Job* j : all_)
+    if (j->isActive()) j->token_->requestCancel();
   // ~Job (children) waits for the worker.
 }
 
@@ -179,6 +180,16 @@ Job* JobRunner::submit(const QString& title, Job::Work work) {
   });
   emit jobSubmitted(job);
   startNext();
+  return job;
+}
+
+Job* JobRunner::submitBeside(const QString& title, Job::Work work) {
+  auto* job = new Job(title, std::move(work), this);
+  all_.append(job);
+  connect(job, &Job::finished, this, [this, job] { emit jobFinished(job); });
+  emit jobSubmitted(job);
+  emit jobStarted(job);
+  job->start();
   return job;
 }
 
@@ -198,6 +209,8 @@ void JobRunner::cancelAll() {
   const QList<Job*> queued = queue_;
   for (Job* j : queued) j->cancel();
   if (active_) active_->cancel();
+  for (Job* j : all_)
+    if (j != active_ && j->isActive()) j->cancel();  // jobs started beside the queue
 }
 
 }  // namespace penumbra::gui

@@ -117,6 +117,9 @@ public:
 
   /// Queues `work` as a job (owned by the runner) and starts it when no other job runs.
   Job* submit(const QString& title, Job::Work work);
+  /// Starts `work` at once beside the serial queue (short jobs that must not wait for a long
+  /// one, e.g. the DVHs of a running optimisation's live dose). Never becomes activeJob().
+  Job* submitBeside(const QString& title, Job::Work work);
   /// The running (or cancelling) job, or null.
   Job* activeJob() const { return active_; }
   bool isBusy() const { return active_ != nullptr || !queue_.isEmpty(); }

@@ -146,6 +146,19 @@ void PlanModel::scaleWeights(double factor) {
   emit planChanged();
 }
 
+bool PlanModel::setEngineWeights(const std::vector<double>& weights) {
+  if (weights.size() != totalSpots()) return false;
+  std::size_t n = 0;
+  for (int i = 0; i < beamCount(); ++i) {
+    if (beams_[std::size_t(i)].beam.spotCount() == 0) continue;
+    for (auto& l : beams_[std::size_t(i)].beam.layers)
+      for (auto& s : l.spots) s.weight = weights[n++];
+    emit spotsChanged(i);
+  }
+  emit planChanged();
+  return true;
+}
+
 void PlanModel::setPrescriptionGy(double gy) {
   if (!(gy > 0) || std::abs(gy - prescriptionGy_) < 1e-12) return;
   prescriptionGy_ = gy;

@@ -57,6 +57,9 @@ public:
   void removeSpot(int index, int layer, int spot);
   /// Multiplies every spot weight of every beam by `factor` (plan normalisation).
   void scaleWeights(double factor);
+  /// Sets every spot weight, in engineBeams() order (beam, layer, spot; beams without spots
+  /// skipped), e.g. from an optimiser. False (nothing changed) when the count differs.
+  bool setEngineWeights(const std::vector<double>& weights);
 
   /// Prescription dose per fraction [Gy]; isodose levels are % of it.
   double prescriptionGy() const { return prescriptionGy_; }

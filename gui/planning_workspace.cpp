@@ -23,6 +23,8 @@
 #include "job_panel.hpp"
 #include "job_runner.hpp"
 #include "main_window.hpp"
+#include "optimise_controller.hpp"
+#include "optimise_panel.hpp"
 #include "patient_tree.hpp"
 #include "plan_controller.hpp"
 #include "plan_file_actions.hpp"
@@ -42,7 +44,8 @@ PlanningWorkspace::PlanningWorkspace(QMainWindow* window, ViewState* state,
       settings_(new DoseDisplaySettings(this)),
       jobs_(new JobRunner(this)),
       controller_(new PlanController(state, plan_, store_, jobs_, window, this)),
-      dvhs_(new DvhStore(state, store_, plan_, jobs_, this)) {
+      dvhs_(new DvhStore(state, store_, plan_, jobs_, this)),
+      optimiser_(new OptimiseController(state, plan_, store_, jobs_, controller_, this)) {
   for (SliceView* v : views) {
     const SliceOrientation o = v->orientation();
     auto* wash = new DoseWashDisplay(v->renderer(), state, o, store_, settings_, plan_);
@@ -71,6 +74,7 @@ PlanningWorkspace::PlanningWorkspace(QMainWindow* window, ViewState* state,
   connect(state, &ViewState::sceneChanged, this, &PlanningWorkspace::onSceneChanged);
   connect(controller_, &PlanController::message, this, &PlanningWorkspace::message);
   connect(dvhs_, &DvhStore::message, this, &PlanningWorkspace::message);
+  connect(optimiser_, &OptimiseController::message, this, &PlanningWorkspace::message);
   connect(store_, &DoseSetStore::currentDoseSetChanged, this, [this] {
     lastCursor_ = {-1e9, -1e9, -1e9};
     doseInfo_->clear();
@@ -126,6 +130,7 @@ void PlanningWorkspace::buildDocks(QMainWindow* window) {
   jobPanel_ = new JobPanel(jobs_);
   dvhPanel_ = new DvhPanel(state_, dvhs_, plan_);
   profilingPanel_ = new ProfilingPanel(store_);
+  optimisePanel_ = new OptimisePanel(optimiser_, plan_, state_, [this] { return beamEditor_->doseOptions(); });
   QDockWidget* planDock = dock(tr("Plan"), "planDock", beamEditor_, true);
   QDockWidget* doseDock = dock(tr("Dose"), "doseDock", dosePanel_, true);
   QDockWidget* bevDock = dock(tr("Beam's eye view"), "bevDock", bevPanel_, false);
@@ -138,6 +143,8 @@ void PlanningWorkspace::buildDocks(QMainWindow* window) {
   window->addDockWidget(Qt::RightDockWidgetArea, bevDock);
   window->splitDockWidget(planDock, bevDock, Qt::Vertical);
   window->tabifyDockWidget(planDock, doseDock);
+  QDockWidget* optimiseDock = dock(tr("Optimise"), "optimiseDock", optimisePanel_, false);
+  window->tabifyDockWidget(doseDock, optimiseDock);
   planDock->raise();
   if (auto* messages = window->findChild<QDockWidget*>("messagesDock"))
     window->splitDockWidget(messages, jobsDock, Qt::Vertical);

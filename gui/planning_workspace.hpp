@@ -40,6 +40,8 @@ class JobPanel;
 class JobRunner;
 class PlanController;
 class PlanFileActions;
+class OptimiseController;
+class OptimisePanel;
 class ProfilingPanel;
 class PatientTree;
 class PlanModel;
@@ -66,6 +68,9 @@ public:
   DvhStore* dvhs() const { return dvhs_; }
   DvhPanel* dvhPanel() const { return dvhPanel_; }
   ProfilingPanel* profilingPanel() const { return profilingPanel_; }
+  /// Spot-weight optimisation (issue 5): the job logic and the "Optimise" dock's panel.
+  OptimiseController* optimiser() const { return optimiser_; }
+  OptimisePanel* optimisePanel() const { return optimisePanel_; }
   /// Save/Open Case, RT Dose and RT Ion Plan export, RT Dose import (null before
   /// addFileActions()).
   PlanFileActions* fileActions() const { return fileActions_; }
@@ -108,6 +113,8 @@ private:
   DvhStore* dvhs_;
   DvhPanel* dvhPanel_ = nullptr;
   ProfilingPanel* profilingPanel_ = nullptr;
+  OptimiseController* optimiser_;
+  OptimisePanel* optimisePanel_ = nullptr;
   PlanFileActions* fileActions_ = nullptr;
   std::array<IsodoseDisplay*, 3> isodose_{};
   std::array<DoseWashDisplay*, 3> wash_{};
