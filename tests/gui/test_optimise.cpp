@@ -30,22 +30,17 @@
 #include "plan_controller.hpp"
 #include "plan_model.hpp"
 #include "planning_workspace.hpp"
+#include "gui_test_support.hpp"
 #include "test_data.hpp"
 
 using namespace penumbra;
 using namespace penumbra::gui;
+using penumbra::test::find;
 
 namespace {
 
 constexpr int kImportTimeoutMs = 120000;
 constexpr int kJobTimeoutMs = 540000;
-
-template <typename T>
-T* find(QObject* root, const char* name) {
-  T* w = root->findChild<T*>(name);
-  if (!w) qWarning("widget '%s' not found", name);
-  return w;
-}
 
 }  // namespace
 
@@ -61,10 +56,7 @@ private slots:
     window_ = std::make_unique<MainWindow>();
     window_->show();
     QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
-    QSignalSpy ready(window_.get(), &MainWindow::sceneReady);
-    QVERIFY(window_->openFolder(QString::fromStdString(test::dataPath("phantoms/BOXPHANTOM")), {},
-                                MainWindow::ImportConfirm::Auto));
-    QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, kImportTimeoutMs);
+    QVERIFY(test::openBoxPhantom(*window_, kImportTimeoutMs));
     ws_ = window_->planning();
     QVERIFY(ws_);
     ws_->controller()->setShowErrorDialogs(false);

@@ -34,10 +34,12 @@
 #include "planning_workspace.hpp"
 #include "proton/spot_generation.hpp"
 #include "slice_view.hpp"
+#include "gui_test_support.hpp"
 #include "test_data.hpp"
 
 using namespace penumbra;
 using namespace penumbra::gui;
+using penumbra::test::find;
 
 namespace {
 
@@ -67,13 +69,6 @@ QPoint widgetPosOf(SliceView* view, const std::array<double, 3>& p) {
   return QPoint(int(std::lround(d[0] / dpr)), int(std::lround((view->framebufferSizePx().height() - 1 - d[1]) / dpr)));
 }
 
-template <typename T>
-T* find(QObject* root, const char* name) {
-  T* w = root->findChild<T*>(name);
-  if (!w) qWarning("widget '%s' not found", name);
-  return w;
-}
-
 }  // namespace
 
 class PlanningTest : public QObject {
@@ -88,10 +83,7 @@ private slots:
     window_ = std::make_unique<MainWindow>();
     window_->show();
     QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
-    QSignalSpy ready(window_.get(), &MainWindow::sceneReady);
-    QVERIFY(window_->openFolder(QString::fromStdString(test::dataPath("phantoms/BOXPHANTOM")), {},
-                                MainWindow::ImportConfirm::Auto));
-    QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, kImportTimeoutMs);
+    QVERIFY(test::openBoxPhantom(*window_, kImportTimeoutMs));
     ws_ = window_->planning();
     QVERIFY(ws_);
     ws_->controller()->setShowErrorDialogs(false);
