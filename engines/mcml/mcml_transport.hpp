@@ -6,6 +6,13 @@
 /// scattering and roulette. The step returns what it must tally instead of tallying, so the CUDA
 /// kernel can reach a warp-uniform point before the (possibly collective) tally.
 ///
+/// The control flow (hop, boundary, drop, spin, roulette, what is tallied) is this one function
+/// for both backends. The arithmetic that a backend may do its own way comes in through the
+/// `Math` policy: ReferenceMath below (the CPU reference, and the default) computes exactly as
+/// MCML does; the CUDA engine passes cuda::FastMath (cuda/mcml_fast_math.cuh: approximate
+/// division, square root and logarithm, Fresnel and Henyey-Greenstein on precomputed per-layer
+/// constants), which changes results only by rounding, so the two backends agree in statistics.
+///
 /// Random numbers: step k of packet p uses the Philox block (seed, p, k): u0 step length,
 /// u1 cos(theta) or the Fresnel decision, u2 azimuth, u3 roulette.
 #include <cmath>
@@ -60,6 +67,7 @@ struct StepEvent {
   int index;           ///< A_rz: ir * nz + iz; Rd_ra / Tt_ra: ir * na + ia
   Real weight;
   double rouletteGain; ///< weight added by roulette in this step (negative when killed)
+  int ir, ib;          ///< the two bin indices of `index` (ib: iz or ia), so no one divides
 };
 
 template <typename Real> PENUMBRA_HD Real cosZero();
@@ -151,39 +159,6 @@ PENUMBRA_HD int binIndex(Real value, Real inv, int n) {
   return f >= Real(n - 1) ? n - 1 : int(f);
 }
 
-/// Boundary crossing (MCML CrossUpOrNot / CrossDnOrNot). Lo et al.'s "Reflect" rewrite: the
-/// up and down cases differ only in which neighbour and critical angle they use, so a small
-/// branch picks those and one common path follows (half the instructions, less divergence).
-template <typename Real>
-PENUMBRA_HD void crossOrNot(const TransportSetup<Real>& s, Photon<Real>& p, Real u,
-                            StepEvent<Real>& ev) {
-  const LayerParams<Real>& L = s.layer[p.layer];
-  const bool up = p.uz < Real(0);
-  const int next = up ? p.layer - 1 : p.layer + 1;
-  const Real ni = L.n, nt = s.layer[next].n;
-  const Real ca = up ? -p.uz : p.uz;
-  Real ca2 = Real(0);
-  const Real r = ca <= (up ? L.cosCrit0 : L.cosCrit1) ? Real(1) : fresnel(ni, nt, ca, &ca2);
-  if (u > r) {  // transmitted
-    if (next == 0 || next == s.numLayers + 1) {
-      const Real rr = sqrt(p.x * p.x + p.y * p.y);
-      const int ir = binIndex(rr, s.invDr, s.nr);
-      const int ia = binIndex(acos(ca2), s.invDa, s.na);
-      ev.kind = up ? EventKind::Reflect : EventKind::Transmit;
-      ev.index = ir * s.na + ia;
-      ev.weight = p.w;
-      p.alive = false;
-      return;
-    }
-    p.layer = next;
-    p.ux *= ni / nt;
-    p.uy *= ni / nt;
-    p.uz = up ? -ca2 : ca2;
-  } else {
-    p.uz = -p.uz;
-  }
-}
-
 /// Henyey-Greenstein deflection and the MCML direction update (Spin).
 template <typename Real>
 PENUMBRA_HD void spin(Photon<Real>& p, Real g, Real u1, Real u2) {
@@ -226,12 +201,74 @@ PENUMBRA_HD Real negLog(Real u) {
   return -log(u);
 }
 
+/// The arithmetic of the step as MCML does it (IEEE division, square root and logarithm; Fresnel
+/// from the two refractive indices). The CPU reference uses it; so does any caller that names
+/// no policy. A policy provides the five functions below, for its Real and layer type.
+struct ReferenceMath {
+  template <typename Real>
+  static PENUMBRA_HD Real div(Real a, Real b) { return a / b; }
+  template <typename Real>
+  static PENUMBRA_HD Real root(Real x) { return sqrt(x); }
+  template <typename Real>
+  static PENUMBRA_HD Real negLogUniform(Real u) { return negLog(u); }
+  /// Reflectance at the boundary of L towards its neighbour N (upwards if `up`) for the cosine
+  /// of incidence ca: 1 under total internal reflection; *ca2 = cosine of the transmitted
+  /// angle, *ratio = n(L) / n(N), the factor of ux and uy on transmission (Snell).
+  template <typename Real, typename Layer>
+  static PENUMBRA_HD Real boundaryReflectance(const Layer& L, const Layer& N, bool up, Real ca,
+                                              Real* ca2, Real* ratio) {
+    *ratio = L.n / N.n;
+    return ca <= (up ? L.cosCrit0 : L.cosCrit1) ? Real(1) : fresnel(L.n, N.n, ca, ca2);
+  }
+  template <typename Real, typename Layer>
+  static PENUMBRA_HD void scatter(Photon<Real>& p, const Layer& L, Real u1, Real u2) {
+    spin(p, L.g, u1, u2);
+  }
+};
+
+/// Boundary crossing (MCML CrossUpOrNot / CrossDnOrNot). Lo et al.'s "Reflect" rewrite: the
+/// up and down cases differ only in which neighbour and critical angle they use, so a small
+/// branch picks those and one common path follows (half the instructions, less divergence).
+template <typename Math, typename Real, typename Layer>
+PENUMBRA_HD void crossOrNot(const TransportSetup<Real>& s, const Layer* layers, Photon<Real>& p,
+                            Real u, StepEvent<Real>& ev) {
+  const Layer& L = layers[p.layer];
+  const bool up = p.uz < Real(0);
+  const int next = up ? p.layer - 1 : p.layer + 1;
+  const Real ca = up ? -p.uz : p.uz;
+  Real ca2 = Real(0), ratio;
+  const Real r = Math::boundaryReflectance(L, layers[next], up, ca, &ca2, &ratio);
+  if (u > r) {  // transmitted
+    if (next == 0 || next == s.numLayers + 1) {
+      const Real rr = Math::root(p.x * p.x + p.y * p.y);
+      const int ir = binIndex(rr, s.invDr, s.nr);
+      const int ia = binIndex(acos(ca2), s.invDa, s.na);
+      ev.kind = up ? EventKind::Reflect : EventKind::Transmit;
+      ev.index = ir * s.na + ia;
+      ev.ir = ir;
+      ev.ib = ia;
+      ev.weight = p.w;
+      p.alive = false;
+      return;
+    }
+    p.layer = next;
+    p.ux *= ratio;
+    p.uy *= ratio;
+    p.uz = up ? -ca2 : ca2;
+  } else {
+    p.uz = -p.uz;
+  }
+}
+
 /// One HopDropSpin + Roulette of MCML. Returns the tally event (at most one per step).
-template <typename Real>
-PENUMBRA_HD StepEvent<Real> mcmlStep(const TransportSetup<Real>& s, Photon<Real>& p) {
+/// `layers` is s.layer or a copy of it (the CUDA engine's copy in shared memory, with the
+/// policy's extra per-layer constants); `Math` is the arithmetic policy (ReferenceMath above).
+template <typename Math, typename Real, typename Layer>
+PENUMBRA_HD StepEvent<Real> mcmlStep(const TransportSetup<Real>& s, const Layer* layers,
+                                     Photon<Real>& p) {
   const Philox4 r = packetRandom(s.seed, p.packet, p.step++);
-  StepEvent<Real> ev{EventKind::None, 0, Real(0), 0.0};
-  const LayerParams<Real>& L = s.layer[p.layer];
+  StepEvent<Real> ev{EventKind::None, 0, Real(0), 0.0, 0, 0};
+  const Layer& L = layers[p.layer];
   if (L.glass) {  // HopInGlass: straight to the boundary
     if (p.uz == Real(0)) {
       ev.rouletteGain = -double(p.w);  // MCML drops such a packet; book its weight as lost
@@ -239,15 +276,15 @@ PENUMBRA_HD StepEvent<Real> mcmlStep(const TransportSetup<Real>& s, Photon<Real>
       return ev;
     }
     const Real zb = p.uz > Real(0) ? L.z1 : L.z0;
-    const Real dl = (zb - p.z) / p.uz;
+    const Real dl = Math::div(zb - p.z, p.uz);
     p.x += dl * p.ux;
     p.y += dl * p.uy;
     p.z = zb;
-    crossOrNot(s, p, uniformOpen<Real>(r.v[1]), ev);
+    crossOrNot<Math>(s, layers, p, uniformOpen<Real>(r.v[1]), ev);
   } else {
     Real step;
     if (p.sleft == Real(0)) {
-      step = negLog(uniformOpen<Real>(r.v[0])) * L.invMut;
+      step = Math::negLogUniform(uniformOpen<Real>(r.v[0])) * L.invMut;
     } else {
       step = p.sleft * L.invMut;
       p.sleft = Real(0);
@@ -256,7 +293,7 @@ PENUMBRA_HD StepEvent<Real> mcmlStep(const TransportSetup<Real>& s, Photon<Real>
     Real zb = p.z;
     if (p.uz != Real(0)) {
       zb = p.uz > Real(0) ? L.z1 : L.z0;
-      const Real dl = (zb - p.z) / p.uz;
+      const Real dl = Math::div(zb - p.z, p.uz);
       if (step > dl) {
         p.sleft = (step - dl) * (L.mua + L.mus);
         step = dl;
@@ -269,18 +306,20 @@ PENUMBRA_HD StepEvent<Real> mcmlStep(const TransportSetup<Real>& s, Photon<Real>
     // float that would give the next step a negative distance to the boundary).
     p.z = hit ? zb : p.z + step * p.uz;
     if (hit) {
-      crossOrNot(s, p, uniformOpen<Real>(r.v[1]), ev);
+      crossOrNot<Math>(s, layers, p, uniformOpen<Real>(r.v[1]), ev);
     } else {
       const int iz = binIndex(p.z, s.invDz, s.nz);
-      const int ir = binIndex(sqrt(p.x * p.x + p.y * p.y), s.invDr, s.nr);
+      const int ir = binIndex(Math::root(p.x * p.x + p.y * p.y), s.invDr, s.nr);
       // Deposit + remaining weight == weight before, bit for bit, at any albedo (dropWeight).
       Real dw, wNew;
       dropWeight(L, p.w, &dw, &wNew);
       ev.kind = EventKind::Absorb;
       ev.index = ir * s.nz + iz;
+      ev.ir = ir;
+      ev.ib = iz;
       ev.weight = dw;
       p.w = wNew;
-      spin(p, L.g, uniformOpen<Real>(r.v[1]), uniformOpen<Real>(r.v[2]));
+      Math::scatter(p, L, uniformOpen<Real>(r.v[1]), uniformOpen<Real>(r.v[2]));
     }
   }
   if (p.alive && p.w < s.weightThreshold) {  // Roulette
@@ -296,6 +335,12 @@ PENUMBRA_HD StepEvent<Real> mcmlStep(const TransportSetup<Real>& s, Photon<Real>
     }
   }
   return ev;
+}
+
+/// The reference step: MCML's arithmetic on the setup's own layer table.
+template <typename Real>
+PENUMBRA_HD StepEvent<Real> mcmlStep(const TransportSetup<Real>& s, Photon<Real>& p) {
+  return mcmlStep<ReferenceMath>(s, s.layer, p);
 }
 
 }  // namespace penumbra::mcml

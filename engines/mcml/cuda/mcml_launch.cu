@@ -4,6 +4,7 @@
 // Each device gets its own constants, tallies and stream; all launch before any is waited on,
 // and the tallies are summed on the host in device order.
 #include <algorithm>
+#include <cmath>
 
 #include "core/cuda/cuda_check.cuh"
 #include "core/cuda/device_buffer.cuh"
@@ -19,6 +20,7 @@ struct DeviceRun {
   std::uint64_t first = 0, count = 0;
   penumbra::cuda::DeviceBuffer<unsigned char> arz, rd, tt;
   penumbra::cuda::DeviceBuffer<double> gain;
+  penumbra::cuda::DeviceBuffer<unsigned long long> nextPacket;
   cudaStream_t stream = nullptr;
   cudaEvent_t start = nullptr, stop = nullptr;
   cuda::LaunchShape shape;
@@ -61,6 +63,11 @@ double runBatchCuda(const LayeredMedium& m, const McmlConfig& c, std::uint64_t f
   if (c.maxDevices > 0) nDev = std::min(nDev, std::size_t(c.maxDevices));
   nDev = std::size_t(std::max<std::uint64_t>(1, std::min<std::uint64_t>(nDev, count)));
   const TransportSetup<float> setup = makeSetup<float>(m, c);
+  const std::vector<cuda::GpuLayer> layers = cuda::makeGpuLayers(setup, m);
+  double depth = 0;
+  for (const Layer& l : m.layers) depth += l.d;
+  // Depth bins a deposit can reach (one spare for rounding); deeper bins stay empty.
+  const int usedNz = int(std::min<double>(c.nz, std::floor(depth / c.dz) + 2));
   const std::size_t elem = cuda::tallyElementBytes(c.tally);
   const std::size_t nrz = std::size_t(c.nr) * c.nz, nra = std::size_t(c.nr) * c.na;
   out.resize(c);
@@ -75,19 +82,28 @@ double runBatchCuda(const LayeredMedium& m, const McmlConfig& c, std::uint64_t f
     PENUMBRA_CUDA_CHECK(cudaStreamCreateWithFlags(&r.stream, cudaStreamNonBlocking));
     PENUMBRA_CUDA_CHECK(cudaEventCreate(&r.start));
     PENUMBRA_CUDA_CHECK(cudaEventCreate(&r.stop));
-    cuda::uploadSetup(setup);
+    cuda::uploadSetup(setup, layers);
     r.arz.allocate(nrz * elem);
     r.rd.allocate(nra * elem);
     r.tt.allocate(nra * elem);
     r.gain.allocate(1);
+    r.nextPacket.allocate(1);
     PENUMBRA_CUDA_CHECK(cudaMemsetAsync(r.arz.get(), 0, nrz * elem, r.stream));
     PENUMBRA_CUDA_CHECK(cudaMemsetAsync(r.rd.get(), 0, nra * elem, r.stream));
     PENUMBRA_CUDA_CHECK(cudaMemsetAsync(r.tt.get(), 0, nra * elem, r.stream));
     PENUMBRA_CUDA_CHECK(cudaMemsetAsync(r.gain.get(), 0, sizeof(double), r.stream));
-    cuda::TallyPtrs t{r.arz.get(), r.rd.get(), r.tt.get(), r.gain.get(), std::min(c.nr, 32),
-                      std::min(c.nz, 64)};
+    PENUMBRA_CUDA_CHECK(cudaMemsetAsync(r.nextPacket.get(), 0, sizeof(unsigned long long), r.stream));
+    const cuda::TallyPtrs t{r.arz.get(), r.rd.get(), r.tt.get(), r.gain.get(), 0, 0};
+    cuda::LaunchInput in;
+    in.first = r.first;
+    in.count = r.count;
+    in.nextPacket = r.nextPacket.get();
+    in.numLayers = setup.numLayers;
+    in.nr = c.nr;
+    in.nz = c.nz;
+    in.usedNz = usedNz;
     PENUMBRA_CUDA_CHECK(cudaEventRecord(r.start, r.stream));
-    r.shape = cuda::launchMcmlKernel(c.tally, r.first, r.count, t, r.stream);
+    r.shape = cuda::launchMcmlKernel(c.tally, in, t, r.stream);
     PENUMBRA_CUDA_CHECK(cudaEventRecord(r.stop, r.stream));
   }
   double slowestMs = 0;
