@@ -20,6 +20,7 @@ int cmdImport(Args args);
 int cmdMakeDemo(Args args);
 int cmdBench(Args args);
 int cmdProton(Args args);
+int cmdPhoton(Args args);  // cmd_photon.cpp: collapsed-cone photon dose
 int cmdPlan(Args args);
 int cmdMcml(Args args);  // cmd_mcml.cpp: MCML .mci -> .mco
 int cmdOptimise(Args args);  // cmd_optimise.cpp: spot-weight optimisation of a case

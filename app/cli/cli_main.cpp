@@ -21,6 +21,12 @@ commands:
   proton --case CASE.json [--backend ...] [--variant ...] [--out FILE.mhd] [--record]
                                   dose of a case file's beams on its DICOM CT (--record adds the
                                   dose set to the case)
+  photon [--phantom water|lung] [--field MM] [--ssd MM] [--backend cpu|cuda|auto]
+         [--variant classic|dda-nc] [--deposit atomic|atomic-free] [--cones 8x12] [--out FILE.mhd]
+                                  collapsed-cone 6 MV photon dose of one field on a box phantom:
+                                  central-axis depth dose, profile, energy balance
+  photon --case CASE.json [--backend ...] [--out FILE.mhd]
+                                  dose of a case file's photon beams on its DICOM CT
   plan --dicom DIR [--series KEY] --target NAME [--gantry 0,90] [--spacing 5] [--margin 5]
        [--layer-spacing 3] [--pattern hex|square] [--weights uniform|depth] --out CASE.json
                                   generate proton beams, layers and spots on a target structure
@@ -51,6 +57,7 @@ int main(int argc, char** argv) {
     if (cmd == "import") return cmdImport(args);
     if (cmd == "bench") return cmdBench(args);
     if (cmd == "proton") return cmdProton(args);
+    if (cmd == "photon") return cmdPhoton(args);
     if (cmd == "plan") return cmdPlan(args);
     if (cmd == "mcml") return cmdMcml(args);
     if (cmd == "optimise") return cmdOptimise(args);

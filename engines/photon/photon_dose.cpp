@@ -1,0 +1,282 @@
+// computePhotonDose(): validate, estimate, refuse what does not fit, resolve density, beams,
+// cones and lattices, dispatch to the backend (the template method of DESIGN.md section 3).
+#include "photon/photon_dose.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "photon/photon_backend.hpp"
+#include "proton/cpu/parallel_for.hpp"
+#include "proton/proton_tables.hpp"
+#include "raytrace/raytrace.hpp"
+
+namespace penumbra::photon {
+
+namespace {
+
+const Grid& inputGrid(const PhotonDoseRequest& r) {
+  return r.density ? r.density->grid : r.ct->grid;
+}
+
+Grid resolveDoseGrid(const PhotonDoseRequest& r) {
+  return r.doseGrid.empty() ? inputGrid(r) : r.doseGrid;
+}
+
+std::size_t physicalMemoryBytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? std::size_t(pages) * std::size_t(page) : 0;
+}
+
+bool finite(double x) { return std::isfinite(x); }
+
+/// Trilinear sample of a volume at continuous index q; clamped to the edge voxels within the
+/// volume's box [-0.5, dims - 0.5], `outside` beyond it.
+double sampleTrilinear(const Volume<float>& v, Vec3 q, double outside) {
+  const auto& d = v.grid.dims;
+  for (int a = 0; a < 3; ++a)
+    if (!(q[a] >= -0.5 && q[a] <= d[a] - 0.5)) return outside;
+  int i0[3];
+  double f[3];
+  for (int a = 0; a < 3; ++a) {
+    const double c = std::clamp(q[a], 0.0, double(d[a] - 1));
+    i0[a] = std::min(int(std::floor(c)), std::max(0, d[a] - 2));
+    f[a] = d[a] > 1 ? c - i0[a] : 0.0;
+  }
+  double s = 0;
+  for (int dz = 0; dz < 2; ++dz)
+    for (int dy = 0; dy < 2; ++dy)
+      for (int dx = 0; dx < 2; ++dx) {
+        const double w = (dx ? f[0] : 1 - f[0]) * (dy ? f[1] : 1 - f[1]) * (dz ? f[2] : 1 - f[2]);
+        if (w == 0) continue;
+        const int i = std::min(i0[0] + dx, d[0] - 1), j = std::min(i0[1] + dy, d[1] - 1),
+                  k = std::min(i0[2] + dz, d[2] - 1);
+        s += w * double(v.at(i, j, k));
+      }
+  return s;
+}
+
+int kernelPolarBins(const PhotonDoseRequest& r) {
+  return r.model && r.model->kernel.polarUpperDeg.size() > 0
+             ? int(r.model->kernel.polarUpperDeg.size())
+             : 48;
+}
+
+}  // namespace
+
+void validate(const PhotonDoseRequest& r) {
+  PENUMBRA_REQUIRE(r.density || r.ct, InvalidArgument,
+                   "photon dose: no CT or relative electron density volume given");
+  if (r.density)
+    r.density->validate();
+  else
+    r.ct->validate();
+  PENUMBRA_REQUIRE(!inputGrid(r).empty(), InvalidArgument, "photon dose: the CT is empty");
+  (void)makeDdaGeometry(inputGrid(r));  // throws for bad spacing or direction cosines
+  const Grid dg = resolveDoseGrid(r);
+  PENUMBRA_REQUIRE(dg.dims[0] > 0 && dg.dims[1] > 0 && dg.dims[2] > 0, InvalidArgument,
+                   "photon dose: the dose grid is empty");
+  PENUMBRA_REQUIRE(dg.spacing.x > 0 && dg.spacing.y > 0 && dg.spacing.z > 0 && dg.isOrthonormal(),
+                   InvalidArgument,
+                   "photon dose: the dose grid needs positive spacing and orthonormal axes");
+  PENUMBRA_REQUIRE(!r.beams.empty(), InvalidArgument, "photon dose: the plan has no beams");
+  const PhotonDoseParameters& p = r.params;
+  const int bins = kernelPolarBins(r);
+  PENUMBRA_REQUIRE(p.polarCones >= 1 && p.polarCones <= bins && bins % p.polarCones == 0,
+                   InvalidArgument,
+                   "photon dose: the number of polar cones (" + std::to_string(p.polarCones) +
+                       ") must divide the kernel's " + std::to_string(bins) +
+                       " polar bins (e.g. 4, 6, 8, 12, 16, 24, 48)");
+  PENUMBRA_REQUIRE(p.azimuthalCones >= 1 && p.azimuthalCones <= 360, InvalidArgument,
+                   "photon dose: the number of azimuthal cones must be between 1 and 360 (got " +
+                       std::to_string(p.azimuthalCones) + ")");
+  PENUMBRA_REQUIRE(p.cpuThreads >= 0, InvalidArgument,
+                   "photon dose: cpuThreads must be >= 0 (0: all hardware threads)");
+  if (r.model)
+    PENUMBRA_REQUIRE(!r.model->spectrum.energyMeV.empty() &&
+                         r.model->spectrum.energyMeV.size() == r.model->spectrum.fluence.size() &&
+                         r.model->spectrum.energyMeV.size() == r.model->spectrum.muRho.size() &&
+                         r.model->gyPerMuPerRawDose >= 0,
+                     InvalidArgument,
+                     "photon dose: the beam model has no spectrum with attenuation data, or a "
+                     "negative calibration");
+  for (const PhotonBeam& b : r.beams) {
+    const std::string name = "photon dose: beam '" + b.name + "' ";
+    PENUMBRA_REQUIRE(finite(b.gantryDeg) && finite(b.couchDeg) && finite(b.collimatorDeg),
+                     InvalidArgument, name + "has a non-finite gantry, couch or collimator angle");
+    PENUMBRA_REQUIRE(finite(b.isocenter.x) && finite(b.isocenter.y) && finite(b.isocenter.z),
+                     InvalidArgument, name + "has a non-finite isocentre");
+    PENUMBRA_REQUIRE(finite(b.sadMm) && b.sadMm > 0, InvalidArgument,
+                     name + "needs a positive source-axis distance");
+    PENUMBRA_REQUIRE(finite(b.x1Mm) && finite(b.x2Mm) && finite(b.y1Mm) && finite(b.y2Mm),
+                     InvalidArgument, name + "has non-finite jaw positions");
+    PENUMBRA_REQUIRE(b.x1Mm < b.x2Mm && b.y1Mm < b.y2Mm, InvalidArgument,
+                     name + "has closed or crossed jaws (need x1 < x2 and y1 < y2; got x " +
+                         std::to_string(b.x1Mm) + ".." + std::to_string(b.x2Mm) + ", y " +
+                         std::to_string(b.y1Mm) + ".." + std::to_string(b.y2Mm) + " mm)");
+    PENUMBRA_REQUIRE(b.x2Mm - b.x1Mm <= 1000 && b.y2Mm - b.y1Mm <= 1000, InvalidArgument,
+                     name + "has a field wider than 100 cm at the isocentre");
+    PENUMBRA_REQUIRE(finite(b.monitorUnits) && b.monitorUnits >= 0, InvalidArgument,
+                     name + "needs finite, non-negative monitor units");
+    for (const auto& poly : b.aperture) {
+      PENUMBRA_REQUIRE(poly.size() >= 3, InvalidArgument,
+                       name + "has an aperture polygon with fewer than 3 vertices");
+      for (const auto& q : poly)
+        PENUMBRA_REQUIRE(finite(q[0]) && finite(q[1]), InvalidArgument,
+                         name + "has an aperture vertex that is not finite");
+    }
+  }
+}
+
+PhotonWorkspaceEstimate workspaceBytes(const PhotonDoseRequest& r) {
+  validate(r);
+  const Grid dg = resolveDoseGrid(r);
+  const double n = double(dg.voxelCount()), inVox = double(inputGrid(r).voxelCount());
+  const double threads = double(proton::cpu::resolveThreads(r.params.cpuThreads));
+  const double dirs = double(r.params.polarCones) * double(r.params.azimuthalCones);
+  const bool atomicFree = r.params.deposit == DepositStrategy::AtomicFree;
+  // Open-field map of the largest beam at 0.5 mm (float).
+  double mapBytes = 0;
+  for (const PhotonBeam& b : r.beams)
+    mapBytes =
+        std::max(mapBytes, 4.0 * ((b.x2Mm - b.x1Mm) / 0.5 + 4) * ((b.y2Mm - b.y1Mm) / 0.5 + 4));
+  const double lattices = dirs * double(sizeof(TransportLattice));
+  // Host (CPU backend): input RED (CT path), RED on the dose grid, TERMA and dose in double, the
+  // deposit buffers (3 slots per voxel in double, or one double accumulator per thread), the
+  // float output (+ TERMA if kept).
+  const double hIn = r.density ? 0 : 4.0 * inVox;
+  const double hCpu = 4.0 * n + 8.0 * n + 8.0 * n + (atomicFree ? 24.0 * n : 8.0 * threads * n);
+  const double hOut = 4.0 * n * (r.params.keepTerma ? 2 : 1);
+  // Device (CUDA): RED, TERMA and dose in float, three float slot buffers, map, lattices.
+  const double dCuda = 4.0 * n * 3 + (atomicFree ? 12.0 * n : 0) + mapBytes + lattices;
+  PhotonWorkspaceEstimate e;
+  e.deviceBytes = std::size_t(std::min(dCuda, 1.8e19));
+  e.hostBytes = std::size_t(std::min(hIn + hCpu + hOut + mapBytes + lattices, 1.8e19));
+  std::ostringstream s;
+  s << "host: density " << formatBytes(4.0 * n + hIn) << ", TERMA+dose " << formatBytes(16.0 * n)
+    << ", deposit buffers " << formatBytes(atomicFree ? 24.0 * n : 8.0 * threads * n) << ", output "
+    << formatBytes(hOut) << "; GPU: " << formatBytes(dCuda) << " (" << int(dirs)
+    << " cone directions)";
+  e.breakdown = s.str();
+  return e;
+}
+
+namespace detail {
+
+ResolvedRequest resolveRequest(const PhotonDoseRequest& req, const PhotonBeamModel& model) {
+  ResolvedRequest r;
+  r.request = &req;
+  r.grid = resolveDoseGrid(req);
+  r.threads = proton::cpu::resolveThreads(req.params.cpuThreads);
+  r.model = &model;
+  r.cones = collapseKernel(model.kernel, req.params.polarCones, req.params.azimuthalCones);
+  r.density = resolveDensity(req, r.grid);
+  for (const PhotonBeam& b : req.beams) r.beams.push_back(prepareBeam(b, r.grid, r.cones, model));
+  return r;
+}
+
+std::vector<float> resolveDensity(const PhotonDoseRequest& q, const Grid& grid) {
+  Volume<float> red;
+  if (q.density) {
+    red = *q.density;
+  } else {
+    const CalibrationCurve hlut =
+        q.hlut.points().empty()
+            ? CalibrationCurve::load(proton::resourceDir() +
+                                     "/calibration/hu_to_red_matrad_default.csv")
+            : q.hlut;
+    // One table over int16 HU: 65536 curve evaluations instead of one per voxel.
+    std::vector<float> lut(65536);
+    for (int h = 0; h < 65536; ++h) lut[std::size_t(h)] = float(hlut(double(h - 32768)));
+    red = Volume<float>(q.ct->grid);
+    for (std::size_t v = 0; v < red.data.size(); ++v)
+      red.data[v] = lut[std::size_t(int(q.ct->data[v]) + 32768)];
+  }
+  std::vector<float> out;
+  if (grid.sameGeometry(red.grid, 1e-6)) {
+    out = std::move(red.data);
+  } else {
+    out.resize(grid.voxelCount());
+    const double air = double(kMinDensity);
+    for (int k = 0; k < grid.dims[2]; ++k)
+      for (int j = 0; j < grid.dims[1]; ++j)
+        for (int i = 0; i < grid.dims[0]; ++i) {
+          const Vec3 p = grid.indexToWorld(Vec3{double(i), double(j), double(k)});
+          out[grid.linearIndex(i, j, k)] =
+              float(sampleTrilinear(red, red.grid.worldToIndex(p), air));
+        }
+  }
+  for (float& d : out)
+    if (!(d >= kMinDensity)) d = kMinDensity;  // also catches NaN
+  return out;
+}
+
+PreparedBeam prepareBeam(const PhotonBeam& beam, const Grid& grid, const ConeSet& cones,
+                         const PhotonBeamModel& model) {
+  PreparedBeam pb;
+  pb.beam = beam;
+  beamAxes(beam, pb.source, pb.u, pb.v, pb.w);
+  pb.sadMm = beam.sadMm;
+  rasteriseOpenField(pb);
+  // An uncalibrated model (calibration itself) gives raw dose: scale 1, MU ignored.
+  pb.gyPerRawDose = model.gyPerMuPerRawDose > 0 ? beam.monitorUnits * model.gyPerMuPerRawDose : 1.0;
+  // The kernel is not tilted per ray: every voxel uses the cones about the central axis w
+  // (a common CCCS approximation; the ray divergence is at most ~12 deg for a 40 cm field).
+  for (const ConeDirection& d : cones.directions) {
+    const Vec3 dir = normalized(d.x * pb.u + d.y * pb.v + d.z * pb.w);
+    pb.coneDirections.push_back(dir);
+    pb.lattices.push_back(makeLattice(grid, dir));
+  }
+  return pb;
+}
+
+}  // namespace detail
+
+PhotonDoseResult computePhotonDose(const PhotonDoseRequest& req, const JobControl& job) {
+  const auto start = std::chrono::steady_clock::now();
+  const PhotonWorkspaceEstimate est = workspaceBytes(req);  // validates
+  PhotonDoseResult result;
+  const BackendChoice choice = selectBackend(req.backend);
+  if (!choice.message.empty()) result.messages.push_back(choice.message);
+  if (choice.backend == Backend::Cuda && choice.device) {
+    const double free = double(choice.device->freeMemoryBytes);
+    if (double(est.deviceBytes) > 0.95 * free)
+      throw Error(ErrorCode::OutOfMemory,
+                  "photon dose needs " + formatBytes(double(est.deviceBytes)) + " on the GPU but " +
+                      formatBytes(free) + " are free (" + est.breakdown + ")",
+                  __FILE__, __LINE__);
+  }
+  const double hostNeed = choice.backend == Backend::Cuda
+                              ? 12.0 * double(resolveDoseGrid(req).voxelCount())
+                              : double(est.hostBytes);
+  const double ram = double(physicalMemoryBytes());
+  if (ram > 0 && hostNeed > 0.9 * ram)
+    throw Error(ErrorCode::OutOfMemory,
+                "photon dose needs " + formatBytes(hostNeed) +
+                    " of host memory, more than 90 % of the " + formatBytes(ram) + " installed (" +
+                    est.breakdown + ")",
+                __FILE__, __LINE__);
+  job.checkCancel();
+
+  const std::shared_ptr<const PhotonBeamModel> model = req.model ? req.model : defaultPhotonModel();
+  job.report(0.0, "photon dose: density and beams");
+  const detail::ResolvedRequest r = detail::resolveRequest(req, *model);
+  if (model->gyPerMuPerRawDose <= 0)
+    result.messages.push_back(
+        "the beam model is not calibrated (gyPerMuPerRawDose = 0): the dose is in raw units "
+        "(MeV/g per photon/cm^2 at the isocentre), summed over beams without MU weighting");
+  job.checkCancel();
+  if (choice.backend == Backend::Cuda)
+    detail::computeCuda(r, result, job);
+  else
+    detail::computeCpu(r, result, job);
+  result.elapsedMs =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+}  // namespace penumbra::photon

@@ -1,0 +1,207 @@
+#pragma once
+/// Transport lattice of one collapsed-cone direction (Xiao et al., Med. Phys. 39 (2012), with
+/// the lattice construction of the lead's design, /work/cccs_design.md). Header-only and
+/// host+device safe like dda_traversal.hpp: the CPU reference and the CUDA kernels walk the
+/// lines with the same code.
+///
+/// Construction. For a unit direction d (patient LPS), cosines[a] = dot(d, index axis a) and
+/// the dominant axis A maximises |cosines[a]| / spacing[a] (the index-space component), so a
+/// line advances at most one lateral voxel per dominant slice. The lateral axes L0 < L1 are the
+/// other two. Every transport line is an integer voxel translate (o0 along L0, o1 along L1) of
+/// line (0,0), which starts on the volume's entry face of A (index -0.5 or dims[A] - 0.5) at the
+/// lateral index fractions kLateralStart0 / kLateralStart1 (away from voxel faces, so no line
+/// runs through an edge at its start).
+///
+/// Line (0,0) is walked in a virtual grid whose axes are ordered (A, L0, L1) and whose lateral
+/// extent covers the whole lateral drift across the dims[A] slices, so the walk never leaves the
+/// virtual grid laterally and all lines run identical floating-point operations (identical
+/// segment lengths, bit for bit); a line's real voxel is the virtual one shifted by (o0, o1).
+/// Because the axes are fixed in the virtual grid, the stepping loop indexes no arrays (no local
+/// memory on the GPU). Segments outside the real volume are skipped; a line is inside the
+/// volume on one contiguous stretch, and walkLine() stops when it has left it or can no longer
+/// reach it.
+///
+/// Slots. sliceSlot = rank of a segment within its dominant slice (0..2): unique per voxel
+/// among the lines of one direction, so an atomic-free deposit can give each (slot, voxel) one
+/// writer. The segment lengths of all lines crossing a voxel add up to sliceChordMm =
+/// spacing[A] / |cosines[A]| (to rounding), and each line stands for a tube of cross-section
+/// crossSectionMm2 = voxel volume / sliceChordMm.
+#include "raytrace/dda_traversal.hpp"
+
+#include <vector>
+
+namespace penumbra {
+struct Grid;
+struct Vec3;
+}  // namespace penumbra
+
+namespace penumbra::photon {
+
+/// Lateral start fractions of line (0,0) in index units (voxel centres at integers).
+inline constexpr double kLateralStart0 = 0.1234;
+inline constexpr double kLateralStart1 = 0.3456;
+/// Segments per dominant slice are at most 3 (one lateral step per lateral axis per slice).
+inline constexpr int kMaxSliceSlots = 3;
+
+/// Plain numbers (copyable to the device by value or into constant memory).
+struct TransportLattice {
+  double direction[3];     ///< unit direction, patient LPS
+  double cosines[3];       ///< direction along the grid index axes i, j, k (dirMm of the design)
+  int dominant;            ///< A
+  int lateral0, lateral1;  ///< L0 < L1
+  int dims[3];             ///< real grid, i, j, k
+  long long stride[3];     ///< linear-index stride of i, j, k (1, nx, nx ny)
+  /// Virtual grid of line (0,0), axes (A, L0, L1): index-axis frame in mm, identity
+  /// orientation, voxel (0,0,0) centred at 0. dims = (dims[A], virtual lateral extents).
+  dda::Geometry line;
+  dda::RayData ray;  ///< line (0,0) in the virtual frame (starts on the entry face)
+  /// Real lateral index = virtual lateral index + offset. Lines: o0 in [off0Lo, off0Hi),
+  /// o1 in [off1Lo, off1Hi); every line that meets the volume is in that range (a few at the
+  /// corners may miss it: they visit nothing).
+  int off0Lo, off0Hi, off1Lo, off1Hi;
+  double sliceChordMm;     ///< spacing[A] / |cosines[A]|
+  double crossSectionMm2;  ///< voxel volume / sliceChordMm
+
+  PENUMBRA_HD_INLINE int lines0() const { return off0Hi - off0Lo; }
+  PENUMBRA_HD_INLINE int lines1() const { return off1Hi - off1Lo; }
+  PENUMBRA_HD_INLINE long long lineCount() const {
+    return static_cast<long long>(lines0()) * static_cast<long long>(lines1());
+  }
+  /// Offsets of line `index` in [0, lineCount()), o0 fastest.
+  PENUMBRA_HD_INLINE void lineOffsets(long long index, int& o0, int& o1) const {
+    o0 = off0Lo + static_cast<int>(index % lines0());
+    o1 = off1Lo + static_cast<int>(index / lines0());
+  }
+};
+
+/// Stepping state of line (0,0) (the same for every line of the lattice). False only for a
+/// degenerate lattice (never for one from makeLattice()).
+template <typename T>
+PENUMBRA_HD_INLINE bool lineStart(const TransportLattice& L, dda::Start<T>& s) {
+  return dda::setupRay(L.line, L.ray, s);
+}
+
+/// Walks line (o0, o1): calls visit(linearVoxel, lengthMm, sliceSlot) for every segment of
+/// positive length inside the real volume, in order along the direction. linearVoxel indexes
+/// the real grid (i fastest), lengthMm is of type T. Returns the number of segments visited.
+/// The stepping is dda::traverse's (both variants give the same segments, bit for bit); the
+/// loop also stops once the line has left the volume or can no longer enter it.
+template <DdaVariant V, typename T, typename Visitor>
+PENUMBRA_HD inline int walkLine(const TransportLattice& L, const dda::Start<T>& s, int o0, int o1,
+                                Visitor& visit) {
+  // Virtual axes: x = A, y = L0, z = L1.
+  int vx = s.voxel[0], vy = s.voxel[1], vz = s.voxel[2];
+  const int sx = s.step[0], sy = s.step[1], sz = s.step[2];
+  T tx = s.tNext[0], ty = s.tNext[1], tz = s.tNext[2];
+  const T dx = s.tDelta[0], dy = s.tDelta[1], dz = s.tDelta[2];
+  const T tEnd = s.length;
+  const int nA = L.line.dims[0];
+  const int n0 = L.dims[L.lateral0], n1 = L.dims[L.lateral1];
+  const long long strideA = L.stride[L.dominant], stride0 = L.stride[L.lateral0],
+                  stride1 = L.stride[L.lateral1];
+  // Real lateral indices and the linear index, kept up to date as the walk steps (the linear
+  // index is meaningless while outside the volume; it is used only inside).
+  int r0 = vy + o0, r1 = vz + o1;
+  long long lin = static_cast<long long>(vx) * strideA + static_cast<long long>(r0) * stride0 +
+                  static_cast<long long>(r1) * stride1;
+  const long long dLinX = sx * strideA, dLinY = sy * stride0, dLinZ = sz * stride1;
+  T tPrev = T(0);
+  int slot = 0, sliceOfSlot = vx;
+  bool entered = false;
+  int visited = 0;
+  for (;;) {
+    const T tHere = dda::minOf(dda::minOf(tx, dda::minOf(ty, tz)), tEnd);
+    const T len = tHere - tPrev;
+    if (len > T(0)) {
+      if (vx != sliceOfSlot) {
+        sliceOfSlot = vx;
+        slot = 0;
+      }
+      if (unsigned(r0) < unsigned(n0) && unsigned(r1) < unsigned(n1)) {
+        entered = true;
+        visit(lin, len, slot);
+        ++visited;
+      } else if (entered) {
+        break;  // left through a lateral face: it cannot come back (monotone walk)
+      }
+      ++slot;
+    }
+    if (tHere >= tEnd) break;
+    if constexpr (V == DdaVariant::Classic) {
+      if (tx < ty) {
+        if (tx < tz) {
+          tx += dx;
+          vx += sx;
+          lin += dLinX;
+        } else {
+          tz += dz;
+          vz += sz;
+          r1 += sz;
+          lin += dLinZ;
+        }
+      } else {
+        if (ty < tz) {
+          ty += dy;
+          vy += sy;
+          r0 += sy;
+          lin += dLinY;
+        } else {
+          tz += dz;
+          vz += sz;
+          r1 += sz;
+          lin += dLinZ;
+        }
+      }
+    } else {
+      const int ix = (tx <= ty) & (tx <= tz);
+      const int iy = (ty <= tx) & (ty <= tz);
+      const int iz = (tz <= tx) & (tz <= ty);
+      tx += T(ix) * dx;
+      ty += T(iy) * dy;
+      tz += T(iz) * dz;
+      vx += ix * sx;
+      vy += iy * sy;
+      vz += iz * sz;
+      r0 += iy * sy;
+      r1 += iz * sz;
+      lin += ix * dLinX + iy * dLinY + iz * dLinZ;
+    }
+    tPrev = tHere;
+    if (unsigned(vx) >= unsigned(nA) || unsigned(vy) >= unsigned(L.line.dims[1]) ||
+        unsigned(vz) >= unsigned(L.line.dims[2]))
+      break;
+    if (!entered) {
+      // Moving away from the volume laterally (or parallel and outside): it never enters.
+      if ((sy >= 0 && r0 >= n0) || (sy <= 0 && r0 < 0) || (sz >= 0 && r1 >= n1) ||
+          (sz <= 0 && r1 < 0))
+        break;
+    }
+  }
+  return visited;
+}
+
+/// Runtime variant switch over walkLine<>.
+template <typename T, typename Visitor>
+PENUMBRA_HD inline int walkLine(DdaVariant v, const TransportLattice& L, const dda::Start<T>& s,
+                                int o0, int o1, Visitor& visit) {
+  return v == DdaVariant::Classic ? walkLine<DdaVariant::Classic>(L, s, o0, o1, visit)
+                                  : walkLine<DdaVariant::BranchFree>(L, s, o0, o1, visit);
+}
+
+/// Lattice of direction (unit or not, patient LPS) on grid (orthonormal direction matrix,
+/// positive spacing). Throws InvalidArgument otherwise or for a zero/non-finite direction.
+/// Defined in transport_lattice.cpp (host code; also callable from .cu host code).
+TransportLattice makeLattice(const Grid& grid, const Vec3& direction);
+
+/// One segment of line (0,0)'s walk in the virtual grid (for tests and host-side culling).
+struct LatticeSegment {
+  int a, l0, l1;  ///< virtual voxel (A, L0, L1)
+  double lengthMm;
+  int slot;
+};
+/// Every positive-length segment of line (0,0) in the virtual grid, in `variant` and
+/// precision T (float or double), as walkLine computes them.
+template <typename T>
+std::vector<LatticeSegment> latticePattern(const TransportLattice& L, DdaVariant variant);
+
+}  // namespace penumbra::photon
