@@ -18,6 +18,7 @@ std::vector<BenchRow> benchProton(int reps);  // bench_proton.cpp
 std::vector<BenchRow> benchSpmv(int reps);    // bench_spmv.cpp
 std::vector<BenchRow> benchMcml(int reps, std::uint64_t packets);  // bench_mcml.cpp (0: 1e8)
 std::vector<BenchRow> benchOptimise(int reps);  // bench_optimise.cpp
+std::vector<BenchRow> benchCccs(int reps);      // bench_cccs.cpp (photon collapsed cone)
 
 namespace {
 
@@ -68,6 +69,8 @@ int cmdBench(Args args) {
       r = benchMcml(repsText.empty() ? 1 : reps, mcmlPackets);
     else if (s == "optimise")
       r = benchOptimise(reps);
+    else if (s == "cccs")
+      r = benchCccs(reps);
     else {
       std::cerr << "penumbra-cli bench: unknown suite '" << s << "' (import, bandwidth, proton, spmv)\n";
       return 2;
