@@ -22,6 +22,7 @@
 #include "app_paths.hpp"
 #include "dicom/synthetic_phantom.hpp"
 #include "import_dialog.hpp"
+#include "light_dose_panel.hpp"
 #include "patient_tree.hpp"
 #include "planning_workspace.hpp"
 #include "slice_view.hpp"
@@ -130,6 +131,8 @@ void MainWindow::buildDocks() {
     log(m);
     statusBar()->showMessage(m, 6000);
   });
+  // Light dose (MCML, issue 6): a floating dock, hidden until Tools > Light dose (MCML)...
+  createLightDoseDock(this, planning_->jobs());
 }
 
 void MainWindow::buildActions() {
@@ -155,6 +158,12 @@ void MainWindow::buildActions() {
   auto* reset = view->addAction(tr("&Reset views"), this, &MainWindow::resetViews);
   reset->setObjectName("actionResetViews");
   for (auto* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
+
+  QMenu* tools = menuBar()->addMenu(tr("&Tools"));
+  tools->setObjectName("menuTools");
+  auto* light = tools->addAction(tr("&Light dose (MCML)..."), this,
+                                 [this] { showLightDoseDock(findChild<QDockWidget*>("lightDoseDock")); });
+  light->setObjectName("actionLightDose");
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->setObjectName("menuHelp");
