@@ -1,8 +1,9 @@
 // Physics of the collapsed-cone engine (CPU reference) with the 6 MV beam model from the shared
 // photon-beam data: TERMA against analytic polyenergetic attenuation, energy conservation of
 // the transport, the central-axis depth dose of the reference field against published 6 MV
-// data, a lung slab, and the reproducibility claims (classic = DDA-nc bit for bit; atomic and
-// atomic-free deposits agree, atomic-free is bitwise reproducible at any thread count).
+// data (Mohan and Sheikh-Bagheri Varian spectra) and against a direct convolution with the
+// uncollapsed kernel, a lung slab, and the reproducibility claims (classic = DDA-nc bit for bit;
+// atomic and atomic-free deposits agree, atomic-free is bitwise reproducible at any thread count).
 //
 // Phantoms are small (5 mm lateral, 2 mm depth voxels) so that the file runs in well under a
 // minute on two cores.
@@ -13,6 +14,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "central_axis_convolution.hpp"
 #include "core/error.hpp"
 #include "photon/photon_backend.hpp"
 #include "photon/photon_phantoms.hpp"
@@ -161,37 +163,170 @@ TEST(PhotonDose, EnergyIsConservedInWaterAndInALungSlabWithAnObliqueBeam) {
   }
 }
 
-TEST(PhotonDose, ReferenceFieldDepthDoseMatchesPublished6MV) {
-  PENUMBRA_REQUIRE_DATA("photon-beam");
-  // 10 x 10 cm^2 at SSD 100 cm in a 30 x 30 x 30 cm^3 water box (5 mm lateral, 2 mm deep voxels).
+// ---- depth dose of the reference field (10 x 10 cm^2, SSD 100 cm) ---------------------------
+//
+// Published 6 MV depth dose used below (the issue asks for PDD(10 cm) within 3 % of published
+// 6 MV data): measured on a Varian Clinac 2300C/D ("Model D-2300CD, Varian medical systems") at
+// the National Institute of Cancer Research & Hospital, Dhaka, with PTW Semiflex ionisation
+// chambers in a PTW MP3 water phantom, reference field 10 x 10 cm^2: depth of maximum dose
+// 15.99 mm, PDD at 10 cm 66.87 % (10 MV: 24.71 mm, 74.01 %); the authors report that their
+// curves agree with the BJR Supplement 25 depth doses. Nuclear Science and Applications (Bangladesh
+// Atomic Energy Commission) vol. 24, article 6, "percentage depth dose ... 6 MV & 10 MV"; numbers
+// taken from the abstract (the SSD is not stated there; 100 cm is the standard PDD condition).
+constexpr double kPublishedPdd10 = 66.87;  // %, Varian C-series 6 MV, 10 x 10 cm^2
+constexpr double kPublishedDmaxMm = 15.99;
+
+/// dmax and PDD at 5, 10, 20 cm of a central-axis curve (depths of voxel centres, mm).
+struct DepthDose {
+  double dmaxMm = 0, maxDose = 0, pdd5 = 0, pdd10 = 0, pdd20 = 0;
+};
+DepthDose depthDoseOf(const std::vector<double>& depthMm, const std::vector<double>& dose) {
+  const std::size_t iMax = std::size_t(std::max_element(dose.begin(), dose.end()) - dose.begin());
+  DepthDose d;
+  d.dmaxMm = depthMm[iMax];
+  d.maxDose = dose[iMax];
+  d.pdd5 = 100 * interpolate(depthMm, dose, 50) / d.maxDose;
+  d.pdd10 = 100 * interpolate(depthMm, dose, 100) / d.maxDose;
+  d.pdd20 = 100 * interpolate(depthMm, dose, 200) / d.maxDose;
+  return d;
+}
+
+void printDepthDose(const char* what, const DepthDose& d) {
+  std::printf("%-44s dmax %4.1f mm, PDD(5) %.2f %%, PDD(10) %.2f %%, PDD(20) %.2f %%\n", what,
+              d.dmaxMm, d.pdd5, d.pdd10, d.pdd20);
+}
+
+/// engineDepthDose(rawModel()), computed once for the tests that need it.
+DepthDose rawMohanDepthDose();
+
+/// The reference field in a 30 x 30 x 30 cm^3 water box (5 mm lateral, 2 mm deep voxels) with
+/// `model` (null: the calibrated default model).
+DepthDose engineDepthDose(std::shared_ptr<const PhotonBeamModel> model,
+                          PhotonDoseResult* keep = nullptr) {
   const PhotonPhantomCase pc = makeWaterBox();
-  const PhotonDoseResult res = computePhotonDose(boxRequest(pc));
+  PhotonDoseRequest req = boxRequest(pc);
+  req.model = std::move(model);
+  PhotonDoseResult res = computePhotonDose(req);
   std::vector<double> depth, dose;
   centralAxis(res.dose, pc.surfaceYMm, depth, dose);
-  const std::size_t iMax = std::size_t(std::max_element(dose.begin(), dose.end()) - dose.begin());
-  const double dmaxMm = depth[iMax], dm = dose[iMax];
-  const double pdd5 = 100 * interpolate(depth, dose, 50) / dm;
-  const double pdd10 = 100 * interpolate(depth, dose, 100) / dm;
-  const double pdd20 = 100 * interpolate(depth, dose, 200) / dm;
-  std::printf(
-      "10x10 SSD 100: dmax %.1f mm, PDD(5) %.1f %%, PDD(10) %.1f %%, PDD(20) %.1f %%, "
-      "max %.4f Gy for 100 MU\n",
-      dmaxMm, pdd5, pdd10, pdd20, dm);
-  // Published 6 MV: depth of maximum 1.5 cm, and %dd(10) = 67 % for the 10 x 10 cm^2 field at
-  // SSD 100 cm, the beam-quality index by which BJR Supplement 25 (Central axis depth dose data
-  // for use in radiotherapy, British Journal of Radiology, 1996) tabulates megavoltage X-ray
-  // depth doses; clinical 6 MV beams lie at 66-67 %. Tolerance 3 % of the maximum dose (a
-  // global dose difference). The model has no electron contamination and no head scatter.
-  EXPECT_GE(dmaxMm, 10.0);
-  EXPECT_LE(dmaxMm, 20.0);
-  EXPECT_NEAR(pdd10, 67.0, 3.0);
+  if (keep) *keep = std::move(res);
+  return depthDoseOf(depth, dose);
+}
+
+DepthDose rawMohanDepthDose() {
+  static const DepthDose d = engineDepthDose(rawModel());
+  return d;
+}
+
+TEST(PhotonDose, ReferenceFieldDepthDoseMatchesPublished6MV) {
+  PENUMBRA_REQUIRE_DATA("photon-beam");
+  // The default model (Mohan 1985 6 MV spectrum, the issue's beam) against the measured Varian
+  // 6 MV data above. Measured when this test was written: dmax 15 mm, PDD(10) 67.93 %
+  // (+1.6 % relative; before the cone fit was limited to 20 cm, see cone_collapse.cpp, it was
+  // 69.34 %, +3.7 %, and failed). The remaining +1.6 %: the Mohan spectrum itself gives 67.62 %
+  // when each energy's own kernel is convolved with its own TERMA (the exact polyenergetic
+  // superposition, which hardens the kernel with depth; measured with the convolution of
+  // central_axis_convolution.hpp run per kernel energy), i.e. +1.1 % relative, and the engine
+  // adds +0.3 points: +1.1 from the cone collapse, fit and lattice (next tests) less 0.8 from
+  // the kernel hardening it leaves out (one polyenergetic kernel at all depths).
+  // Tolerance: 3 % of the published value (the issue's number), relative; the model has no
+  // electron contamination and no head scatter.
+  PhotonDoseResult res;
+  const DepthDose d = engineDepthDose(nullptr, &res);
+  printDepthDose("Mohan 6 MV (default model), engine", d);
+  EXPECT_GE(d.dmaxMm, 10.0);
+  EXPECT_LE(d.dmaxMm, 20.0);
+  EXPECT_NEAR(d.pdd10 / kPublishedPdd10, 1.0, 0.03) << "PDD(10) " << d.pdd10 << " %";
+  std::printf("published (Varian 2300C/D): dmax %.2f mm, PDD(10) %.2f %%\n", kPublishedDmaxMm,
+              kPublishedPdd10);
   // Calibration: 100 MU give 1 Gy at dmax of this field (the calibration's grid differs a bit).
-  EXPECT_NEAR(dm, 1.0, 0.01);
+  EXPECT_NEAR(d.maxDose, 1.0, 0.01);
   // Symmetric field: the dose is symmetric about the axis to rounding of the lattice sums.
   const Grid& g = res.dose.grid;
   const int ic = g.dims[0] / 2, kc = g.dims[2] / 2, j = 50;
-  EXPECT_NEAR(res.dose.at(ic - 8, j, kc), res.dose.at(ic + 8, j, kc), 0.01 * dm);
-  EXPECT_NEAR(res.dose.at(ic, j, kc - 8), res.dose.at(ic, j, kc + 8), 0.01 * dm);
+  EXPECT_NEAR(res.dose.at(ic - 8, j, kc), res.dose.at(ic + 8, j, kc), 0.01 * d.maxDose);
+  EXPECT_NEAR(res.dose.at(ic, j, kc - 8), res.dose.at(ic, j, kc + 8), 0.01 * d.maxDose);
+}
+
+TEST(PhotonDose, VarianSpectrumDepthDoseMatchesPublishedVarian6MV) {
+  PENUMBRA_REQUIRE_DATA("photon-beam/spectra/cerr/6MVVarian.spectrum");
+  // The engine physics with the spectrum of the measured machine's make: Sheikh-Bagheri and
+  // Rogers' Varian 6 MV spectrum (Med. Phys. 29, 391 (2002), as shipped by CERR; mean energy
+  // 1.67 MeV against 1.90 MeV for Mohan) against the measured Varian C-series data above.
+  // Measured when written: dmax 13 mm, PDD(10) 66.86 % (-0.0 % relative). Same tolerance.
+  const auto varian =
+      PhotonBeamModel::load(penumbra::test::testDataDir(), "spectra/cerr/6MVVarian.spectrum",
+                            "6 MV (Sheikh-Bagheri & Rogers Varian spectrum)");
+  const DepthDose d = engineDepthDose(varian);
+  printDepthDose("Sheikh-Bagheri Varian 6 MV, engine", d);
+  EXPECT_GE(d.dmaxMm, 10.0);
+  EXPECT_LE(d.dmaxMm, 20.0);
+  EXPECT_NEAR(d.pdd10 / kPublishedPdd10, 1.0, 0.03) << "PDD(10) " << d.pdd10 << " %";
+  // The softer spectrum must give the lower depth dose (a check that the file was really used).
+  EXPECT_LT(d.pdd10, rawMohanDepthDose().pdd10 - 0.5);
+}
+
+TEST(PhotonDose, CentralAxisDepthDoseAgreesWithDirectKernelConvolution) {
+  PENUMBRA_REQUIRE_DATA("photon-beam");
+  // The engine (8 x 12 collapsed cones, two-exponential radial fit per cone band, transport
+  // lattices on 5 x 2 mm voxels) against the direct convolution of the same TERMA with the
+  // tabulated kernel (central_axis_convolution.hpp), Mohan 6 MV, same box and field.
+  // Measured when written (engine / convolution): dmax 15 / 15 mm, PDD(5) 87.30 / 86.50 %,
+  // PDD(10) 67.93 / 66.79 %, PDD(20) 39.36 / 38.45 %, i.e. +0.9, +1.7, +2.4 % relative.
+  // Where it comes from (the same convolution with the engine's approximations added one by
+  // one, PDD(10)): collapsing the 48 polar bins onto 8 cone axes 66.96 %, then the fitted radial
+  // kernel 67.84 %, then 12 azimuths 67.96 %; voxels of 2.5 x 1 mm or 16 polar / 24 azimuthal
+  // cones move the engine by <= 0.15 points. With the fit out to 60 cm the engine gave 69.34 %
+  // (+3.8 %) and PDD(20) 40.39 % (+5.0 %); the tolerances below (1.5, 2.5, 3.5 %) fail that.
+  const DepthDose e = rawMohanDepthDose();
+  const reference::CentralAxisConvolution conv(rawModel()->spectrum, rawModel()->kernel,
+                                               reference::WaterBoxBeam{});
+  std::vector<double> depthMm, dose;
+  for (double z = 1; z < 30; z += 2) depthMm.push_back(z);  // the engine's voxel centres
+  for (double z : {49.0, 51.0, 99.0, 101.0, 199.0, 201.0}) depthMm.push_back(z);
+  for (double z : depthMm) dose.push_back(conv.dose(z / 10));
+  const DepthDose c = depthDoseOf(depthMm, dose);
+  printDepthDose("Mohan 6 MV, engine", e);
+  printDepthDose("Mohan 6 MV, direct convolution", c);
+  std::printf("maximum raw dose: engine %.5g, convolution %.5g MeV/g per photon/cm^2\n", e.maxDose,
+              c.maxDose);
+  EXPECT_NEAR(e.dmaxMm, c.dmaxMm, 2.0);
+  EXPECT_NEAR(e.pdd5 / c.pdd5, 1.0, 0.015);
+  EXPECT_NEAR(e.pdd10 / c.pdd10, 1.0, 0.025);
+  EXPECT_NEAR(e.pdd20 / c.pdd20, 1.0, 0.035);
+  // In absolute terms too (raw dose, no calibration involved): measured maxima 0.045733 and
+  // 0.045829 MeV/g per photon/cm^2 (-0.2 %).
+  EXPECT_NEAR(e.maxDose / c.maxDose, 1.0, 0.01);
+}
+
+TEST(PhotonDose, ExactPolyenergeticSuperpositionOfMohan6MVMatchesPublishedData) {
+  PENUMBRA_REQUIRE_DATA("photon-beam");
+  // The engine uses one polyenergetic kernel at all depths (weights of the surface spectrum).
+  // The exact superposition gives each energy its own kernel and TERMA, so the kernel hardens
+  // with the beam. Measured when written (Mohan 6 MV, the convolution of the previous test):
+  // PDD(10) 66.79 % with one kernel, 67.62 % per energy (+0.83 points; Sheikh-Bagheri Varian
+  // +1.12). So the Mohan spectrum with exact kernel physics is 1.1 % above the published 66.87 %:
+  // the spectrum is not the cause of a PDD excess beyond that, and the engine (67.93 %) is within
+  // 0.5 % of the exact result, because its fit excess and the missing hardening partly cancel.
+  const auto mono =
+      MackieKernels::load(penumbra::test::dataPath("photon-beam/kernels/mackie_wiscplan_6MV_bin"));
+  const reference::WaterBoxBeam box;
+  const reference::CentralAxisConvolution one(rawModel()->spectrum, rawModel()->kernel, box);
+  const reference::PerEnergyConvolution perEnergy(rawModel()->spectrum, mono, box);
+  // dmax lies at 15 mm for both (previous test); the maximum is taken over 11-19 mm.
+  auto pdd10 = [](const auto& conv) {
+    double dm = 0;
+    for (double z : {1.1, 1.3, 1.5, 1.7, 1.9}) dm = std::max(dm, conv.dose(z));
+    return 100 * conv.dose(10.0) / dm;
+  };
+  const double single = pdd10(one), exact = pdd10(perEnergy);
+  std::printf(
+      "PDD(10): one polyenergetic kernel %.2f %%, kernel per energy %.2f %%, engine %.2f %%\n",
+      single, exact, rawMohanDepthDose().pdd10);
+  EXPECT_GT(exact - single, 0.4);  // hardening pushes energy deeper
+  EXPECT_LT(exact - single, 1.2);
+  EXPECT_NEAR(exact / kPublishedPdd10, 1.0, 0.03);
+  EXPECT_NEAR(rawMohanDepthDose().pdd10 / exact, 1.0, 0.01);
 }
 
 TEST(PhotonDose, LungSlabLowersTheDoseInItAndBuildsUpAgainBehindIt) {

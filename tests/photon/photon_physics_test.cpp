@@ -7,8 +7,10 @@
 //  - energy fractions of the Mackie et al., Phys. Med. Biol. 33, 1 (1988) EGS point kernels.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -246,6 +248,38 @@ TEST(PhotonBeamModel, MissingDataNamesThePath) {
   expectError([&] { PhotonBeamModel::load6MV(dir); }, ErrorCode::Io, dir + "/photon-beam");
 }
 
+TEST(PhotonBeamModel, LoadsOtherSpectraAndLoad6MVIsMohan) {
+  PENUMBRA_REQUIRE_DATA("photon-beam/spectra/cerr/6MVVarian.spectrum");
+  const std::string dir = test::testDataDir();
+  const auto mohan = PhotonBeamModel::load6MV(dir);
+  const auto alsoMohan =
+      PhotonBeamModel::load(dir, "spectra/egsnrc/mohan6.spectrum", "same as load6MV");
+  EXPECT_EQ(alsoMohan->name, "same as load6MV");
+  EXPECT_EQ(mohan->spectrum.fluence, alsoMohan->spectrum.fluence);
+  EXPECT_EQ(mohan->kernel.value, alsoMohan->kernel.value);
+  EXPECT_EQ(mohan->name, "6 MV (Mohan 1985 spectrum, Mackie 1988 kernels)");
+  // Sheikh-Bagheri and Rogers' Varian 6 MV: softer (README: 1.673 MeV on its own bins; 1.675 MeV
+  // on the kernel energies, measured), so a larger share of the TERMA goes to low energies,
+  // whose kernels lose less energy: the kernel's energy fraction rises (0.9602 vs 0.9581).
+  const auto varian = PhotonBeamModel::load(dir, "spectra/cerr/6MVVarian.spectrum", "Varian");
+  EXPECT_EQ(varian->name, "Varian");
+  EXPECT_EQ(varian->spectrum.energyMeV, mohan->spectrum.energyMeV);
+  EXPECT_NEAR(varian->spectrum.meanEnergyMeV(), 1.675, 0.001);
+  EXPECT_NEAR(mohan->spectrum.meanEnergyMeV(), 1.899, 0.01);
+  EXPECT_GT(varian->kernel.energyFraction(), mohan->kernel.energyFraction() + 0.001);
+  EXPECT_EQ(varian->gyPerMuPerRawDose, 0.0);  // calibrated by the dose engine
+}
+
+TEST(PhotonBeamModel, LoadRejectsMissingFilesAndSpectraBeyondTheKernels) {
+  PENUMBRA_REQUIRE_DATA("photon-beam");
+  const std::string dir = test::testDataDir();
+  expectError([&] { PhotonBeamModel::load(dir, "spectra/none.spectrum", "X"); }, ErrorCode::Io,
+              "spectra/none.spectrum");
+  // Mohan 10 MV puts most of its energy fluence above 6 MeV, the Mackie kernels' last energy.
+  expectError([&] { PhotonBeamModel::load(dir, "spectra/egsnrc/mohan10.spectrum", "10 MV"); },
+              ErrorCode::InvalidArgument, "above 6");
+}
+
 TEST(PhotonBeamModel, FindDataDirHonoursEnvironment) {
   PENUMBRA_REQUIRE_DATA("photon-beam");
   auto saved = [](const char* v) {
@@ -323,33 +357,50 @@ TEST_F(PhotonConeCollapse, EightBandFitsReproduceTheCumulativeKernel) {
   const auto& r = model_->kernel.radiusCm;
   for (std::size_t b = 0; b < set.bands.size(); ++b) {
     const ConeBand& band = set.bands[b];
-    double maxErr = 0;
-    for (std::size_t i = 0; i < r.size(); ++i)
-      maxErr = std::max(maxErr, std::abs(fitK(band, r[i]) - band.cumulative[i]) / band.fraction);
+    double maxErr = 0, maxErrAll = 0;
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      const double err = std::abs(fitK(band, r[i]) - band.cumulative[i]) / band.fraction;
+      maxErrAll = std::max(maxErrAll, err);
+      if (r[i] <= kConeFitMaxRadiusCm) maxErr = std::max(maxErr, err);
+    }
     EXPECT_NEAR(maxErr, band.fitMaxRelError, 1e-9) << "band " << b;
     std::printf(
         "band %zu [%6.2f,%6.2f] axis %7.3f deg  fraction %.6f  A %.6f a %.5f /cm  "
-        "B %.6f b %.6f /cm  max rel err %.4f\n",
+        "B %.6f b %.6f /cm  max rel err %.4f (to 20 cm), %.4f (to 60 cm)\n",
         b, band.polarLoDeg, band.polarHiDeg, band.axisDeg, band.fraction, band.A, band.a, band.B,
-        band.b, band.fitMaxRelError);
-    // Tolerances: measured max errors when this test was written (least-squares fit) were
-    // 2.5 % of the band energy for the two bands within 45 deg, 3.0-7.6 % for the others. A sum
+        band.b, band.fitMaxRelError, maxErrAll);
+    // Tolerances: measured max errors within the fit range (radii <= 20 cm) when this test was
+    // written were 0.86 % and 0.81 % of the band energy for the two bands within 45 deg (which
+    // carry ~68 % of the kernel energy and set the depth dose), 1.5-5.7 % for the others. A sum
     // of two exponentials cannot follow both the knee at the end of the primary-electron range
-    // (~2 cm) and the nearly linear growth of the scatter tail out to 60 cm; the worst point is
-    // at 60 cm, where the fit still has ~2.5 % of the band energy to deposit. The bands within
-    // 45 deg carry ~68 % of the kernel energy and set the depth dose, so they get the tight bound.
-    EXPECT_LT(band.fitMaxRelError, band.axisDeg < 45 ? 0.03 : 0.08) << "band " << b;
+    // (~2 cm) and the slow scatter tail, so the bound is loose for the small lateral and
+    // backward bands.
+    EXPECT_LT(band.fitMaxRelError, band.axisDeg < 45 ? 0.01 : 0.07) << "band " << b;
+    // Beyond 20 cm the fit deposits more slowly than the table (whose cumulative must reach the
+    // band energy at its last radius, 60 cm): measured 3.3 % and 3.4 % of the band energy still
+    // undeposited at 60 cm for the forward bands. That energy leaves a patient-sized volume.
+    if (band.axisDeg < 45) {
+      EXPECT_LT(maxErrAll, 0.04) << "band " << b;
+      EXPECT_LT(fitK(band, r.back()), band.cumulative.back());
+    }
   }
   // Build-up region: for the forward band the fit follows the primary-electron rise within
-  // 1.5 % of the band energy out to 2 cm (measured: at most 1.04 %, at the knee r = 2 cm; the
-  // dose maximum of 6 MV lies at ~1.5 cm).
+  // 1.5 % of the band energy out to 2 cm (measured 0.86 %; the dose maximum of 6 MV lies at
+  // ~1.5 cm).
   const ConeBand& fwd = set.bands[0];
+  double buildUpErr = 0;
   for (std::size_t i = 0; i < r.size() && r[i] <= 2.0; ++i)
-    EXPECT_LT(std::abs(fitK(fwd, r[i]) - fwd.cumulative[i]), 0.015 * fwd.fraction) << r[i];
+    buildUpErr = std::max(buildUpErr, std::abs(fitK(fwd, r[i]) - fwd.cumulative[i]));
+  std::printf("forward band: max error within 2 cm %.4f of the band energy\n",
+              buildUpErr / fwd.fraction);
+  EXPECT_LT(buildUpErr, 0.015 * fwd.fraction);
   // The fast component is the primary-electron part: its range 1/a is millimetres, the slow one
-  // (scattered photons) tens of cm.
+  // (scattered photons) tens of cm; the slow decay follows the kernel's scatter tail within the
+  // fit range (b 0.041 /cm measured), not the 0.046 /cm that a fit out to 60 cm forces (that fit
+  // raised PDD(10) of the 10 x 10 cm^2 field by 2.3 points, see cone_collapse.cpp).
   EXPECT_GT(fwd.a, 1.0);
-  EXPECT_LT(fwd.b, 0.2);
+  EXPECT_GT(fwd.b, 0.03);
+  EXPECT_LT(fwd.b, 0.044);
 }
 
 TEST_F(PhotonConeCollapse, RejectsBadCounts) {

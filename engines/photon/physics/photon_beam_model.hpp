@@ -84,11 +84,16 @@ struct ConeBand {
   double axisDeg = 0;        ///< polar angle of the collapsed cone axis (energy-weighted mean)
   double fraction = 0;       ///< energy fraction of the whole band (sum of the kernel bins)
   /// Cumulative kernel of the band, K(r) = A (1 - e^{-a r}) + B (1 - e^{-b r}), r in cm of
-  /// water; A + B == fraction (the fit keeps the total energy exactly).
+  /// water; A + B == fraction (the fit keeps the total energy exactly). Least squares over the
+  /// tabulated radii up to kConeFitMaxRadiusCm (see cone_collapse.cpp for why not to 60 cm).
   double A = 0, a = 0, B = 0, b = 0;
   std::vector<double> cumulative;  ///< tabulated K at PolyKernel::radiusCm (for tests/plots)
-  double fitMaxRelError = 0;       ///< max |fit - table| / fraction over the radii
+  double fitMaxRelError = 0;  ///< max |fit - table| / fraction over the fitted radii (<= 20 cm)
 };
+
+/// Radial range of the two-exponential fit of each band [cm of water]: the tabulated radii up to
+/// here (the kernel table goes on to 60 cm).
+inline constexpr double kConeFitMaxRadiusCm = 20.0;
 
 /// Cone directions: nPolar bands x nAzimuth cones. The unit vectors are in the beam frame
 /// (x, y lateral, z = primary photon direction).
@@ -120,9 +125,19 @@ struct PhotonBeamModel {
   /// SSD 100 cm in water. 0 until calibrated.
   double gyPerMuPerRawDose = 0;
 
-  /// Builds the 6 MV model from the photon-beam data folder (dataDir = .../shared/data). Throws
-  /// Io naming the missing file (ErrorCode has no NotFound).
+  /// Builds the 6 MV model from the photon-beam data folder (dataDir = .../shared/data): the
+  /// Mohan 6 MV spectrum, load(dataDir, "spectra/egsnrc/mohan6.spectrum", ...). Throws Io naming
+  /// the missing file (ErrorCode has no NotFound).
   static std::shared_ptr<const PhotonBeamModel> load6MV(const std::string& dataDir);
+
+  /// The same model with another EGSnrc .spectrum file, spectrumRelPath relative to
+  /// dataDir/photon-beam (e.g. "spectra/cerr/6MVVarian.spectrum", Sheikh-Bagheri and Rogers'
+  /// Varian 6 MV). `name` becomes PhotonBeamModel::name. Throws Io for a missing file, Format for
+  /// a malformed spectrum, InvalidArgument for a spectrum with more than 5 % of its energy
+  /// fluence above 6 MeV (the Mackie kernels' highest energy).
+  static std::shared_ptr<const PhotonBeamModel> load(const std::string& dataDir,
+                                                     const std::string& spectrumRelPath,
+                                                     const std::string& name);
 };
 
 /// Where the photon beam data live: $PENUMBRA_DATA, else $PENUMBRA_TEST_DATA, else
