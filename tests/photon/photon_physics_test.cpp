@@ -87,6 +87,13 @@ TEST(PhotonSpectrum, ReadsCrlfFilesOfOtherSources) {
   EXPECT_NEAR(
       readEgsSpectrum(dataPath("photon-beam/spectra/cerr/18MV10x10MDA.spectrum")).meanEnergyMeV(),
       5.170, 0.0005);
+  // Per-bin files whose EMIN equals the first upper edge (README: Elekta 1.898, Siemens 1.819).
+  EXPECT_NEAR(
+      readEgsSpectrum(dataPath("photon-beam/spectra/cerr/6MVElekta.spectrum")).meanEnergyMeV(),
+      1.898, 0.0005);
+  EXPECT_NEAR(
+      readEgsSpectrum(dataPath("photon-beam/spectra/cerr/6MVSiemens.spectrum")).meanEnergyMeV(),
+      1.819, 0.0005);
 }
 
 TEST(PhotonSpectrum, PerBinModeIsNotMultipliedByWidth) {

@@ -88,7 +88,10 @@ Spectrum readEgsSpectrum(const std::string& path) {
     if (!parseNumbers(line, v) || v.size() != 2)
       formatError(path, lineNo, "expected 'E_upper, value', got '" + line + "'");
     const double upper = v[0], value = v[1];
-    if (!(upper > lower))
+    // Sheikh-Bagheri and Rogers' Elekta and Siemens files (CERR) give EMIN equal to the first
+    // upper edge in per-bin mode: that first bin is a single energy, not an empty interval.
+    const bool pointBin = i == 0 && !perMeV && upper == lower;
+    if (!(upper > lower) && !pointBin)
       formatError(path, lineNo,
                   "bin upper edge " + std::to_string(upper) +
                       " MeV is not above the previous edge " + std::to_string(lower) + " MeV");
