@@ -72,7 +72,8 @@ int cmdBench(Args args) {
     else if (s == "cccs")
       r = benchCccs(reps);
     else {
-      std::cerr << "penumbra-cli bench: unknown suite '" << s << "' (import, bandwidth, proton, spmv)\n";
+      std::cerr << "penumbra-cli bench: unknown suite '" << s
+                << "' (bandwidth, import, proton, spmv, mcml, optimise, cccs)\n";
       return 2;
     }
     rows.insert(rows.end(), r.begin(), r.end());

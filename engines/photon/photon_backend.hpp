@@ -2,6 +2,8 @@
 /// Internal interface between computePhotonDose() (validation, resolving, dispatch) and the
 /// backends. Not public API; tests use it to reach single stages.
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <vector>
 
 #include "core/progress.hpp"
@@ -12,6 +14,13 @@ namespace penumbra::photon::detail {
 
 /// Densities below this are clamped (air): keeps every radiological step finite and positive.
 inline constexpr float kMinDensity = 1e-3f;
+
+/// Atomic-free deposit on the GPU: the slot storage of one transport launch is at most this
+/// much, and at most half of the GPU memory free for the run, but at least what one direction
+/// over the whole volume needs (3 floats per voxel). Directions that do not fit go to further
+/// launches. 8 GiB holds all 96 directions of a 256^3 water cube (4.6 GB) in one launch and
+/// leaves most of an 80 GB card to the other engines (the buffer stays in the GPU cache).
+inline constexpr double kMaxSlotBytes = 8.0 * 1024.0 * 1024.0 * 1024.0;
 
 /// One beam, resolved: frame, open-field map, MU scaling, cone directions in patient space.
 struct PreparedBeam {
@@ -36,6 +45,10 @@ struct ResolvedRequest {
   const PhotonDoseRequest* request = nullptr;
   Grid grid;                   ///< the dose grid = compute grid
   std::vector<float> density;  ///< relative electron density on grid, >= kMinDensity
+  /// True when `density` was left empty for the CUDA backend, which resolves the density itself
+  /// (from its cache, or by converting the request's volume on the GPU when the grids match).
+  bool densityDeferred = false;
+  CalibrationCurve hlut;  ///< the HU -> RED curve in use (CT input)
   std::vector<PreparedBeam> beams;
   const PhotonBeamModel* model = nullptr;
   ConeSet cones;
@@ -45,12 +58,29 @@ struct ResolvedRequest {
 // ---- resolving (photon_dose.cpp, aperture.cpp) ---------------------------------------------
 
 /// Everything a backend needs from a validated request, for `model` (which the caller keeps
-/// alive): the dose grid, the density on it, the cones and the prepared beams.
-ResolvedRequest resolveRequest(const PhotonDoseRequest& request, const PhotonBeamModel& model);
+/// alive): the dose grid, the density on it (unless deferDensity), the cones (a copy of
+/// `cones` when given) and the prepared beams.
+ResolvedRequest resolveRequest(const PhotonDoseRequest& request, const PhotonBeamModel& model,
+                               bool deferDensity = false, const ConeSet* cones = nullptr);
+/// The model's kernel collapsed onto polar x azimuthal cones, once per process and (model,
+/// cones): the band fits cost 25-42 ms on the two-core development machine, more than a whole
+/// GPU dose. Keyed by the model's owner (models are immutable once shared as const); entries of
+/// freed models are dropped. Thread-safe.
+std::shared_ptr<const ConeSet> cachedCones(const std::shared_ptr<const PhotonBeamModel>& model,
+                                           int polar, int azimuthal);
 /// Relative electron density of the request on `grid`: the given density or the CT through the
 /// HU->RED curve, trilinear where the grids differ (air outside the input volume), clamped to
 /// >= kMinDensity.
 std::vector<float> resolveDensity(const PhotonDoseRequest& request, const Grid& grid);
+/// The request's HU -> RED curve, or the default one (resources/calibration/
+/// hu_to_red_matrad_default.csv, read once per process).
+CalibrationCurve effectiveHlut(const PhotonDoseRequest& request);
+/// RED of every int16 HU value (index HU + 32768), as float: the CT conversion of both
+/// backends reads this table, so the CPU and GPU densities are the same floats.
+std::vector<float> huToRedTable(const CalibrationCurve& hlut);
+/// True when the dose grid is the input volume's grid (no resampling: the density is the input
+/// voxel for voxel, clamped).
+bool doseGridIsInputGrid(const PhotonDoseRequest& request, const Grid& doseGrid);
 /// Frame (collimator rotation applied), open-fraction map, MU scaling, cone directions and
 /// their lattices on `grid`.
 PreparedBeam prepareBeam(const PhotonBeam& beam, const Grid& grid, const ConeSet& cones,
@@ -78,7 +108,8 @@ void voxelFootprint(const PreparedBeam& beam, const Grid& grid, double& footU, d
 std::vector<double> computeTermaCpu(const ResolvedRequest& r, const PreparedBeam& beam,
                                     DdaVariant variant, int threads, const JobControl& job);
 /// Adds the raw dose of one beam from its TERMA to dose (MeV/g per unit fluence) and fills the
-/// energy balance; returns the transport segments walked.
+/// energy balance; returns the transport segments from each line's first voxel with TERMA > 0
+/// (PhotonDoseResult::voxelDirectionSteps).
 std::uint64_t superposeCpu(const ResolvedRequest& r, const PreparedBeam& beam,
                            const std::vector<double>& terma, DdaVariant variant, int threads,
                            const JobControl& job, std::vector<double>& dose, EnergyBalance& energy);
@@ -87,5 +118,21 @@ void computeCpu(const ResolvedRequest& r, PhotonDoseResult& result, const JobCon
 // ---- CUDA (cuda/photon_dose_cuda.cu; photon_dose_nocuda.cpp throws Unsupported) ------------
 
 void computeCuda(const ResolvedRequest& r, PhotonDoseResult& result, const JobControl& job);
+
+/// Where the CUDA backend keeps its cache between calls (see photon_dose.hpp). Held here,
+/// type-erased, so that releasePhotonGpuCache() links without CUDA. A run marks the cache in use
+/// and takes the workspace out under the mutex (exclusive use; a concurrent run finds it in use
+/// and works with a private workspace), and puts it back at the end of a successful run unless
+/// releasePhotonGpuCache() bumped the generation meanwhile.
+struct GpuCacheSlot {
+  std::mutex mutex;
+  std::shared_ptr<void> workspace;  ///< idle workspace of cuda/photon_dose_cuda.cu, or null
+  std::size_t deviceBytes = 0;      ///< GPU memory that idle workspace holds
+  std::uint64_t generation = 0;
+  bool inUse = false;  ///< a run holds the workspace
+};
+GpuCacheSlot& gpuCacheSlot();
+/// GPU memory held by the idle cache (a run reuses it, so it counts as free for the run).
+double gpuCacheBytes();
 
 }  // namespace penumbra::photon::detail

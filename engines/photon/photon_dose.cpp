@@ -1,5 +1,8 @@
 // computePhotonDose(): validate, estimate, refuse what does not fit, resolve density, beams,
 // cones and lattices, dispatch to the backend (the template method of DESIGN.md section 3).
+// For the CUDA backend the density is left to the backend (deferred): it keeps the density on
+// the GPU between calls and converts a CT or clamps a density volume there, so a repeated call
+// on the same patient touches no host copy of the volume.
 #include "photon/photon_dose.hpp"
 
 #include <unistd.h>
@@ -7,6 +10,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <memory>
+#include <mutex>
 #include <sstream>
 
 #include "core/error.hpp"
@@ -136,6 +141,7 @@ PhotonWorkspaceEstimate workspaceBytes(const PhotonDoseRequest& r) {
   validate(r);
   const Grid dg = resolveDoseGrid(r);
   const double n = double(dg.voxelCount()), inVox = double(inputGrid(r).voxelCount());
+  const bool sameGrid = detail::doseGridIsInputGrid(r, dg);
   const double threads = double(proton::cpu::resolveThreads(r.params.cpuThreads));
   const double dirs = double(r.params.polarCones) * double(r.params.azimuthalCones);
   const bool atomicFree = r.params.deposit == DepositStrategy::AtomicFree;
@@ -151,55 +157,135 @@ PhotonWorkspaceEstimate workspaceBytes(const PhotonDoseRequest& r) {
   const double hIn = r.density ? 0 : 4.0 * inVox;
   const double hCpu = 4.0 * n + 8.0 * n + 8.0 * n + (atomicFree ? 24.0 * n : 8.0 * threads * n);
   const double hOut = 4.0 * n * (r.params.keepTerma ? 2 : 1);
-  // Device (CUDA): RED, TERMA and dose in float, three float slot buffers, map, lattices.
-  const double dCuda = 4.0 * n * 3 + (atomicFree ? 12.0 * n : 0) + mapBytes + lattices;
+  // Device (CUDA): RED, TERMA and dose in float, the CT in int16 and its HU -> RED table while
+  // it is converted (same grid), the map, and for the atomic-free deposit the slot storage: at most
+  // 3 floats per voxel and direction for all directions in one launch (the plan's own need, known
+  // after its TERMA, is smaller: the directions' shadow boxes of the TERMA > 0 box), capped at
+  // kMaxSlotBytes; at least one direction over the whole volume.
+  // Per-block partial sums (<= 64 bytes each): the TERMA's blocks, or the transport's 32 x 4
+  // lines per block over at most (dims[L0] + dims[A] + 3) x (dims[L1] + dims[A] + 3) lines per
+  // direction; the slice tables of the atomic-free gather (16 bytes per slice and direction).
+  const double dMax = double(std::max({dg.dims[0], dg.dims[1], dg.dims[2]}));
+  const double linesPerDir = 2 * dMax + 4;
+  const double partials = 64.0 * std::max(n / 256.0 + 1, dirs * std::ceil(linesPerDir / 32) *
+                                                             std::ceil(linesPerDir / 4)) +
+                          64.0 * double(r.beams.size()) * (dirs + 1);
+  const double sliceTables =
+      atomicFree ? 16.0 * dirs * double(dg.dims[0] + dg.dims[1] + dg.dims[2]) : 0.0;
+  const double dBase = 4.0 * n * 3 + (!r.density && sameGrid ? 2.0 * n + 4.0 * 65536 : 0.0) +
+                       mapBytes + partials + sliceTables;
+  const double slotMin = atomicFree ? 12.0 * n : 0.0;
+  const double slotMax =
+      atomicFree ? std::max(slotMin, std::min(12.0 * n * dirs, detail::kMaxSlotBytes)) : 0.0;
   PhotonWorkspaceEstimate e;
-  e.deviceBytes = std::size_t(std::min(dCuda, 1.8e19));
+  e.deviceBytes = std::size_t(std::min(dBase + slotMax, 1.8e19));
+  e.deviceBytesMinimum = std::size_t(std::min(dBase + slotMin, 1.8e19));
   e.hostBytes = std::size_t(std::min(hIn + hCpu + hOut + mapBytes + lattices, 1.8e19));
   std::ostringstream s;
   s << "host: density " << formatBytes(4.0 * n + hIn) << ", TERMA+dose " << formatBytes(16.0 * n)
     << ", deposit buffers " << formatBytes(atomicFree ? 24.0 * n : 8.0 * threads * n) << ", output "
-    << formatBytes(hOut) << "; GPU: " << formatBytes(dCuda) << " (" << int(dirs)
-    << " cone directions)";
+    << formatBytes(hOut) << "; GPU: up to " << formatBytes(dBase + slotMax)
+    << " (density, TERMA, dose " << formatBytes(12.0 * n);
+  if (atomicFree)
+    s << ", atomic-free slot storage up to " << formatBytes(slotMax) << " for " << int(dirs)
+      << " cone directions, at least " << formatBytes(slotMin)
+      << ", at most half the free GPU memory";
+  s << "; kept in the GPU cache between calls, with a page-locked host buffer of "
+    << formatBytes(4.0 * n) << ")";
   e.breakdown = s.str();
   return e;
 }
 
 namespace detail {
 
-ResolvedRequest resolveRequest(const PhotonDoseRequest& req, const PhotonBeamModel& model) {
+ResolvedRequest resolveRequest(const PhotonDoseRequest& req, const PhotonBeamModel& model,
+                               bool deferDensity, const ConeSet* cones) {
   ResolvedRequest r;
   r.request = &req;
   r.grid = resolveDoseGrid(req);
   r.threads = proton::cpu::resolveThreads(req.params.cpuThreads);
   r.model = &model;
-  r.cones = collapseKernel(model.kernel, req.params.polarCones, req.params.azimuthalCones);
-  r.density = resolveDensity(req, r.grid);
+  r.cones = cones ? *cones
+                  : collapseKernel(model.kernel, req.params.polarCones, req.params.azimuthalCones);
+  if (!req.density) r.hlut = effectiveHlut(req);
+  r.densityDeferred = deferDensity;
+  if (!deferDensity) r.density = resolveDensity(req, r.grid);
   for (const PhotonBeam& b : req.beams) r.beams.push_back(prepareBeam(b, r.grid, r.cones, model));
   return r;
 }
 
-std::vector<float> resolveDensity(const PhotonDoseRequest& q, const Grid& grid) {
-  Volume<float> red;
-  if (q.density) {
-    red = *q.density;
-  } else {
-    const CalibrationCurve hlut =
-        q.hlut.points().empty()
-            ? CalibrationCurve::load(proton::resourceDir() +
-                                     "/calibration/hu_to_red_matrad_default.csv")
-            : q.hlut;
-    // One table over int16 HU: 65536 curve evaluations instead of one per voxel.
-    std::vector<float> lut(65536);
-    for (int h = 0; h < 65536; ++h) lut[std::size_t(h)] = float(hlut(double(h - 32768)));
-    red = Volume<float>(q.ct->grid);
-    for (std::size_t v = 0; v < red.data.size(); ++v)
-      red.data[v] = lut[std::size_t(int(q.ct->data[v]) + 32768)];
+std::shared_ptr<const ConeSet> cachedCones(const std::shared_ptr<const PhotonBeamModel>& model,
+                                           int polar, int azimuthal) {
+  struct Entry {
+    std::weak_ptr<const PhotonBeamModel> model;
+    const double* kernelData;  // also catches a kernel table replaced in a shared model
+    std::size_t kernelSize;
+    int polar, azimuthal;
+    std::shared_ptr<const ConeSet> cones;
+  };
+  static std::mutex mutex;
+  static std::vector<Entry> entries;
+  auto sameModel = [&](const Entry& e) {
+    return !e.model.owner_before(model) && !model.owner_before(e.model) && !e.model.expired() &&
+           e.kernelData == model->kernel.value.data() && e.kernelSize == model->kernel.value.size();
+  };
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    for (const Entry& e : entries)
+      if (sameModel(e) && e.polar == polar && e.azimuthal == azimuthal) return e.cones;
   }
+  auto cones =
+      std::make_shared<const ConeSet>(collapseKernel(model->kernel, polar, azimuthal));  // unlocked
+  const std::lock_guard<std::mutex> lock(mutex);
+  entries.erase(std::remove_if(entries.begin(), entries.end(),
+                               [](const Entry& e) { return e.model.expired(); }),
+                entries.end());
+  if (entries.size() >= 16) entries.erase(entries.begin());  // oldest first
+  entries.push_back(
+      {model, model->kernel.value.data(), model->kernel.value.size(), polar, azimuthal, cones});
+  return cones;
+}
+
+CalibrationCurve effectiveHlut(const PhotonDoseRequest& q) {
+  if (!q.hlut.points().empty()) return q.hlut;
+  static const CalibrationCurve curve =
+      CalibrationCurve::load(proton::resourceDir() + "/calibration/hu_to_red_matrad_default.csv");
+  return curve;
+}
+
+std::vector<float> huToRedTable(const CalibrationCurve& hlut) {
+  // One table over int16 HU: 65536 curve evaluations instead of one per voxel.
+  std::vector<float> lut(65536);
+  for (int h = 0; h < 65536; ++h) lut[std::size_t(h)] = float(hlut(double(h - 32768)));
+  return lut;
+}
+
+bool doseGridIsInputGrid(const PhotonDoseRequest& q, const Grid& doseGrid) {
+  return doseGrid.sameGeometry(inputGrid(q), 1e-6);
+}
+
+std::vector<float> resolveDensity(const PhotonDoseRequest& q, const Grid& grid) {
   std::vector<float> out;
-  if (grid.sameGeometry(red.grid, 1e-6)) {
-    out = std::move(red.data);
+  if (doseGridIsInputGrid(q, grid)) {
+    // Voxel for voxel: one pass into a vector that is not zero-filled first.
+    if (q.density) {
+      out = q.density->data;
+    } else {
+      const std::vector<float> lut = huToRedTable(effectiveHlut(q));
+      out.reserve(q.ct->data.size());
+      for (const std::int16_t hu : q.ct->data) out.push_back(lut[std::size_t(int(hu) + 32768)]);
+    }
   } else {
+    Volume<float> red;
+    if (q.density) {
+      red = *q.density;
+    } else {
+      const std::vector<float> lut = huToRedTable(effectiveHlut(q));
+      red.grid = q.ct->grid;
+      red.data.reserve(q.ct->data.size());
+      for (const std::int16_t hu : q.ct->data)
+        red.data.push_back(lut[std::size_t(int(hu) + 32768)]);
+    }
     out.resize(grid.voxelCount());
     const double air = double(kMinDensity);
     for (int k = 0; k < grid.dims[2]; ++k)
@@ -243,11 +329,12 @@ PhotonDoseResult computePhotonDose(const PhotonDoseRequest& req, const JobContro
   const BackendChoice choice = selectBackend(req.backend);
   if (!choice.message.empty()) result.messages.push_back(choice.message);
   if (choice.backend == Backend::Cuda && choice.device) {
-    const double free = double(choice.device->freeMemoryBytes);
-    if (double(est.deviceBytes) > 0.95 * free)
+    // The cache's own buffers are reused by this run: they count as free.
+    const double free = double(choice.device->freeMemoryBytes) + detail::gpuCacheBytes();
+    if (double(est.deviceBytesMinimum) > 0.95 * free)
       throw Error(ErrorCode::OutOfMemory,
-                  "photon dose needs " + formatBytes(double(est.deviceBytes)) + " on the GPU but " +
-                      formatBytes(free) + " are free (" + est.breakdown + ")",
+                  "photon dose needs at least " + formatBytes(double(est.deviceBytesMinimum)) +
+                      " on the GPU but " + formatBytes(free) + " are free (" + est.breakdown + ")",
                   __FILE__, __LINE__);
   }
   const double hostNeed = choice.backend == Backend::Cuda
@@ -264,19 +351,61 @@ PhotonDoseResult computePhotonDose(const PhotonDoseRequest& req, const JobContro
 
   const std::shared_ptr<const PhotonBeamModel> model = req.model ? req.model : defaultPhotonModel();
   job.report(0.0, "photon dose: density and beams");
-  const detail::ResolvedRequest r = detail::resolveRequest(req, *model);
+  const bool cuda = choice.backend == Backend::Cuda;
+  const std::shared_ptr<const ConeSet> cones =
+      detail::cachedCones(model, req.params.polarCones, req.params.azimuthalCones);
+  const detail::ResolvedRequest r =
+      detail::resolveRequest(req, *model, /*deferDensity=*/cuda, cones.get());
+  {
+    KernelProfile host;
+    host.kernel = "host_prepare";
+    host.variant =
+        cuda ? "validate, cones, beams, lattices" : "validate, cones, density, beams, lattices";
+    host.backend = "cpu";
+    host.device = "host";
+    host.repetitions = 1;
+    host.medianMs = host.minMs =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    result.profiles.push_back(host);
+  }
   if (model->gyPerMuPerRawDose <= 0)
     result.messages.push_back(
         "the beam model is not calibrated (gyPerMuPerRawDose = 0): the dose is in raw units "
         "(MeV/g per photon/cm^2 at the isocentre), summed over beams without MU weighting");
   job.checkCancel();
-  if (choice.backend == Backend::Cuda)
+  if (cuda)
     detail::computeCuda(r, result, job);
   else
     detail::computeCpu(r, result, job);
   result.elapsedMs =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return result;
+}
+
+namespace detail {
+
+GpuCacheSlot& gpuCacheSlot() {
+  static GpuCacheSlot slot;
+  return slot;
+}
+
+double gpuCacheBytes() {
+  GpuCacheSlot& slot = gpuCacheSlot();
+  const std::lock_guard<std::mutex> lock(slot.mutex);
+  return slot.workspace ? double(slot.deviceBytes) : 0.0;
+}
+
+}  // namespace detail
+
+void releasePhotonGpuCache() {
+  std::shared_ptr<void> old;
+  {
+    detail::GpuCacheSlot& slot = detail::gpuCacheSlot();
+    const std::lock_guard<std::mutex> lock(slot.mutex);
+    old = std::move(slot.workspace);
+    ++slot.generation;  // a run that holds the workspace now drops it instead of putting it back
+  }
+  old.reset();  // frees device and page-locked memory outside the lock
 }
 
 }  // namespace penumbra::photon

@@ -27,6 +27,21 @@
 /// Check, then run (as the proton engine): validate(), workspaceBytes(), computePhotonDose()
 /// refuses what does not fit before allocating.
 ///
+/// GPU cache across calls (planning recomputes the dose of one patient many times). The CUDA
+/// backend keeps, per process, the relative electron density on the GPU, its work buffers
+/// (TERMA, dose, the atomic-free slot storage, ...) and a page-locked host buffer for the next
+/// result, and reuses them in the next call. The density is reused when the request names the
+/// same input volume: the same shared_ptr owner (compared as owners, so a new volume that
+/// happens to get a freed one's address does not match), the same data pointer, size and
+/// grid, the same dose grid and, for a CT, the same HU -> RED curve. Invalidation rule: a
+/// volume is immutable once it is shared as const with the engine; a caller that changes
+/// voxels in place must pass a new shared_ptr (or call releasePhotonGpuCache()), or it gets
+/// the dose of the old voxels. A different volume replaces the cached density; the cache is
+/// freed at exit or by releasePhotonGpuCache(). Thread-safe: a call that finds the cache in
+/// use by another thread runs with buffers of its own. A cancelled or failed GPU run frees the
+/// cache. Both backends also keep, per process, the model's kernel collapsed onto the cones,
+/// keyed by the model's owner and cone counts: a beam model too is immutable once shared.
+///
 /// Units: patient LPS mm; beam weight in monitor units (MU); dose in Gy (see
 /// PhotonBeamModel::gyPerMuPerRawDose; 1 MU = 0.01 Gy at dmax of 10 x 10 at SSD 100 cm).
 #include <array>
@@ -109,12 +124,22 @@ struct PhotonDoseResult {
   std::vector<KernelProfile> profiles;
   std::vector<std::string> messages;
   EnergyBalance energy;
-  std::uint64_t voxelDirectionSteps = 0;  ///< transport segments walked, all beams/directions
+  /// Transport segments, all beams and directions: along every line from its first voxel with
+  /// TERMA > 0 to where it leaves the volume (segments before it carry and deposit nothing).
+  /// Both backends count the same segments (the GPU walks them in float, the CPU in double, so
+  /// rare ties at voxel corners can differ by a segment).
+  std::uint64_t voxelDirectionSteps = 0;
   double elapsedMs = 0;
+  /// CUDA: the density came from the GPU cache (no upload, no host conversion).
+  bool densityCached = false;
 };
 
 struct PhotonWorkspaceEstimate {
+  /// GPU: what a CUDA run allocates at most (and keeps in the GPU cache afterwards).
   std::size_t deviceBytes = 0;
+  /// GPU: the least a CUDA run can work with (the atomic-free deposit with one direction per
+  /// launch); computePhotonDose refuses a plan when even this does not fit.
+  std::size_t deviceBytesMinimum = 0;
   std::size_t hostBytes = 0;
   std::string breakdown;
 };
@@ -122,6 +147,11 @@ struct PhotonWorkspaceEstimate {
 void validate(const PhotonDoseRequest& request);
 PhotonWorkspaceEstimate workspaceBytes(const PhotonDoseRequest& request);
 PhotonDoseResult computePhotonDose(const PhotonDoseRequest& request, const JobControl& job = {});
+
+/// Frees the CUDA backend's cache (device buffers, cached density, page-locked host buffer);
+/// the next GPU call uploads again. Call it after changing a volume in place, or to give the
+/// GPU memory back to other work. A no-op without CUDA or without a cache.
+void releasePhotonGpuCache();
 
 /// The 6 MV model from findPhotonDataDir(), calibrated (computed once per process, cached; a
 /// CPU run of the reference field, 10 x 10 cm^2 at SSD 100 cm in a 25 x 25 x 15 cm^3 water box,

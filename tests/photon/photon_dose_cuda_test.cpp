@@ -3,7 +3,10 @@
 // rotation), a 10 x 10 cm^2 field in water, both DDA variants and both deposit strategies; the
 // reproducibility claims on the GPU (classic = DDA-nc bit for bit, atomic-free runs bitwise
 // identical, atomic vs atomic-free within float rounding); energy bookkeeping; refusal of a plan
-// that does not fit; cancel. Skips without a device or without the photon-beam data.
+// that does not fit; cancel; the GPU cache across calls (identical bits from the cached density,
+// invalidation by another volume, the CT converted on the GPU as on the host, a resampled
+// density); the same transport-segment count on both backends; the workspace estimate covering
+// what the GPU run keeps. Skips without a device or without the photon-beam data.
 //
 // The CUDA backend poisons TERMA (always) and the dose (atomic-free deposit) with NaN before its
 // launches, and the comparisons count non-finite voxels, so a voxel that no kernel wrote
@@ -21,6 +24,7 @@
 
 #include "core/device.hpp"
 #include "core/error.hpp"
+#include "photon/photon_backend.hpp"
 #include "photon/photon_dose.hpp"
 #include "photon/photon_phantoms.hpp"
 #include "raytrace/raytrace.hpp"
@@ -310,6 +314,212 @@ TEST(PhotonDoseCuda, CancelBetweenLaunchesThrowsCancelledError) {
   job.cancel = &sink.token;
   EXPECT_THROW((void)computePhotonDose(req, job), CancelledError);
   EXPECT_TRUE(sink.token.isCancelled());
+}
+
+bool sameBits(const Volume<float>& a, const Volume<float>& b) {
+  return a.data.size() == b.data.size() &&
+         std::memcmp(a.data.data(), b.data.data(), a.data.size() * sizeof(float)) == 0;
+}
+
+TEST(PhotonDoseCudaCache, CachedDensityGivesIdenticalBitsAndAnotherVolumeReplacesIt) {
+  REQUIRE_GPU_AND_DATA();
+  releasePhotonGpuCache();
+  PhotonDoseRequest req = randomCase(8, Backend::Cuda);
+  req.params.deposit = DepositStrategy::AtomicFree;  // deterministic: bits comparable
+  const PhotonDoseResult first = computePhotonDose(req);
+  EXPECT_FALSE(first.densityCached);
+  ASSERT_GT(maxOf(first.dose.data), 0.0);
+  const PhotonDoseResult second = computePhotonDose(req);
+  EXPECT_TRUE(second.densityCached);
+  EXPECT_TRUE(sameBits(first.dose, second.dose));
+  EXPECT_TRUE(sameBits(first.terma, second.terma));
+
+  // The same voxels in a new volume (another owner): uploaded again, the same bits.
+  const auto copy = std::make_shared<Volume<float>>(*req.density);
+  PhotonDoseRequest same = req;
+  same.density = copy;
+  const PhotonDoseResult fromCopy = computePhotonDose(same);
+  EXPECT_FALSE(fromCopy.densityCached);
+  EXPECT_TRUE(sameBits(first.dose, fromCopy.dose));
+
+  // Other voxels: a dense slab across the middle. The cache must not serve the old density.
+  auto changed = std::make_shared<Volume<float>>(*req.density);
+  const Grid& g = changed->grid;
+  for (int k = 0; k < g.dims[2]; ++k)
+    for (int j = 0; j < g.dims[1]; ++j)
+      for (int i = g.dims[0] / 3; i < g.dims[0] / 2; ++i) changed->at(i, j, k) = 1.8f;
+  PhotonDoseRequest other = req;
+  other.density = changed;
+  const PhotonDoseResult slab = computePhotonDose(other);
+  EXPECT_FALSE(slab.densityCached);
+  EXPECT_FALSE(sameBits(first.dose, slab.dose));
+  // ... and gives what a run without any cache gives.
+  releasePhotonGpuCache();
+  const PhotonDoseResult slabFresh = computePhotonDose(other);
+  EXPECT_FALSE(slabFresh.densityCached);
+  EXPECT_TRUE(sameBits(slab.dose, slabFresh.dose));
+
+  // The invalidation rule for a volume changed in place: releasePhotonGpuCache() makes the next
+  // call read the new voxels.
+  const PhotonDoseResult cached = computePhotonDose(other);
+  EXPECT_TRUE(cached.densityCached);
+  std::fill(changed->data.begin(), changed->data.end(), 1.0f);
+  releasePhotonGpuCache();
+  const PhotonDoseResult water = computePhotonDose(other);
+  EXPECT_FALSE(water.densityCached);
+  PhotonDoseRequest waterReq = req;
+  waterReq.density = std::make_shared<Volume<float>>(g, 1.0f);
+  EXPECT_TRUE(sameBits(water.dose, computePhotonDose(waterReq).dose));
+}
+
+TEST(PhotonDoseCudaCache, LargeVolumeGoesThroughPageLockedCopies) {
+  REQUIRE_GPU_AND_DATA();
+  // 136^3 voxels (10 MiB of float): large enough for the page-locked upload from the request's
+  // own memory and the DMA into the result's page-locked memory (both from 8 MiB on).
+  Grid g;
+  g.dims = {136, 136, 136};
+  g.spacing = {2.5, 2.5, 2.5};
+  g.origin = {-168.75, -168.75, -168.75};
+  auto density = std::make_shared<Volume<float>>(g, 1.0f);
+  for (int k = 0; k < g.dims[2]; ++k)
+    for (int j = 60; j < 80; ++j)
+      for (int i = 0; i < g.dims[0]; ++i) density->at(i, j, k) = 0.25f;  // a lung slab
+  PhotonDoseRequest req;
+  req.density = density;
+  PhotonBeam beam;
+  beam.name = "AP";
+  beam.monitorUnits = 100;
+  req.beams = {beam};
+  req.model = rawModel();
+  req.backend = Backend::Cuda;
+  req.params.deposit = DepositStrategy::AtomicFree;
+  req.params.cpuThreads = hardwareThreads();
+  releasePhotonGpuCache();
+  const PhotonDoseResult cold = computePhotonDose(req);
+  const PhotonDoseResult warm = computePhotonDose(req);
+  EXPECT_FALSE(cold.densityCached);
+  EXPECT_TRUE(warm.densityCached);
+  EXPECT_TRUE(sameBits(cold.dose, warm.dose));
+  auto variantOf = [](const PhotonDoseResult& r, const std::string& kernel) {
+    for (const KernelProfile& p : r.profiles)
+      if (p.kernel == kernel) return p.variant;
+    return std::string("(none)");
+  };
+  std::printf("cold: upload %s, download %s; warm: upload %s, download %s\n",
+              variantOf(cold, "density_upload").c_str(), variantOf(cold, "dose_download").c_str(),
+              variantOf(warm, "density_upload").c_str(), variantOf(warm, "dose_download").c_str());
+  EXPECT_NE(variantOf(cold, "density_upload").find("page-locked"), std::string::npos);
+  EXPECT_NE(variantOf(cold, "dose_download").find("page-locked"), std::string::npos);
+  EXPECT_EQ(variantOf(warm, "density_upload"), "(none)");
+  EXPECT_NE(variantOf(warm, "dose_download").find("page-locked"), std::string::npos);
+  req.backend = Backend::Cpu;
+  req.params.deposit = DepositStrategy::Atomic;
+  const PhotonDoseResult cpu = computePhotonDose(req);
+  EXPECT_LT(compareVolumes(warm.dose, cpu.dose, "large-lung-slab"), 5e-3);
+}
+
+TEST(PhotonDoseCudaCache, CtIsConvertedOnTheGpuToTheHostsDensity) {
+  REQUIRE_GPU_AND_DATA();
+  // A CT of random HU (air to bone, some outside the curve's range and below -1000).
+  PhotonDoseRequest req = randomCase(9, Backend::Cuda);
+  const Grid g = req.density->grid;
+  auto ct = std::make_shared<CtVolume>(g, std::int16_t(0));
+  std::mt19937 rng(9);
+  std::uniform_int_distribution<int> hu(-1024, 2500);
+  for (auto& v : ct->data) v = std::int16_t(hu(rng));
+  for (int i = 0; i < 50; ++i) ct->data[std::size_t(i) * 97] = std::int16_t(-32768);
+  req.density.reset();
+  req.ct = ct;
+  req.params.deposit = DepositStrategy::AtomicFree;
+  releasePhotonGpuCache();
+  const PhotonDoseResult fromCt = computePhotonDose(req);
+  EXPECT_FALSE(fromCt.densityCached);
+  // The CT again: from the cache, the same bits.
+  const PhotonDoseResult again = computePhotonDose(req);
+  EXPECT_TRUE(again.densityCached);
+  EXPECT_TRUE(sameBits(fromCt.dose, again.dose));
+  // The host's conversion (the CPU path's density) as a density volume.
+  PhotonDoseRequest host = req;
+  host.ct.reset();
+  auto red = std::make_shared<Volume<float>>(g);
+  red->data = detail::resolveDensity(req, g);
+  host.density = red;
+  const PhotonDoseResult fromRed = computePhotonDose(host);
+  ASSERT_GT(maxOf(fromCt.dose.data), 0.0);
+  EXPECT_TRUE(sameBits(fromCt.dose, fromRed.dose));
+  EXPECT_TRUE(sameBits(fromCt.terma, fromRed.terma));
+  // The density volume replaced the CT in the cache (one volume is cached); the CT comes back
+  // from the cache after its next upload, and another HU -> RED curve is converted again.
+  EXPECT_FALSE(computePhotonDose(req).densityCached);
+  EXPECT_TRUE(computePhotonDose(req).densityCached);
+  PhotonDoseRequest curve = req;
+  curve.hlut = CalibrationCurve("test", {{-1000.0, 0.0}, {0.0, 1.0}, {3000.0, 3.0}});
+  const PhotonDoseResult other = computePhotonDose(curve);
+  EXPECT_FALSE(other.densityCached);
+  EXPECT_FALSE(sameBits(fromCt.dose, other.dose));
+  // And the CT path agrees with the CPU reference.
+  req.backend = Backend::Cpu;
+  const PhotonDoseResult cpu = computePhotonDose(req);
+  EXPECT_LT(compareVolumes(fromCt.dose, cpu.dose, "ct-atomic-free-dose"), 5e-3);
+}
+
+TEST(PhotonDoseCudaCache, ResampledDensityIsCachedToo) {
+  REQUIRE_GPU_AND_DATA();
+  PhotonDoseRequest req = randomCase(10, Backend::Cuda);
+  req.params.deposit = DepositStrategy::AtomicFree;
+  req.doseGrid = req.density->grid;
+  req.doseGrid.dims = {30, 27, 25};
+  req.doseGrid.spacing = {3.7, 3.1, 4.3};
+  releasePhotonGpuCache();
+  const PhotonDoseResult a = computePhotonDose(req);
+  const PhotonDoseResult b = computePhotonDose(req);
+  EXPECT_FALSE(a.densityCached);
+  EXPECT_TRUE(b.densityCached);
+  ASSERT_GT(maxOf(a.dose.data), 0.0);
+  EXPECT_TRUE(sameBits(a.dose, b.dose));
+  // Another dose grid on the same volume: resampled again.
+  req.doseGrid.spacing.x = 3.6;
+  EXPECT_FALSE(computePhotonDose(req).densityCached);
+}
+
+TEST(PhotonDoseCuda, BothBackendsCountTheSameTransportSegments) {
+  REQUIRE_GPU_AND_DATA();
+  for (std::uint32_t seed : {1u, 2u}) {
+    PhotonDoseRequest req = randomCase(seed, Backend::Cpu);
+    req.params.deposit = DepositStrategy::Atomic;
+    const PhotonDoseResult cpu = computePhotonDose(req);
+    req.backend = Backend::Cuda;
+    const PhotonDoseResult gpu = computePhotonDose(req);
+    std::printf("seed %u: segments from the first TERMA > 0 voxel: CPU %llu, GPU %llu\n", seed,
+                (unsigned long long)cpu.voxelDirectionSteps,
+                (unsigned long long)gpu.voxelDirectionSteps);
+    ASSERT_GT(cpu.voxelDirectionSteps, 0u);
+    // The GPU walks in float, the CPU in double: near a voxel corner a direction's pattern can
+    // differ by a segment (1 direction in ~9000 in a scratch check of random directions).
+    EXPECT_NEAR(double(gpu.voxelDirectionSteps), double(cpu.voxelDirectionSteps),
+                1e-3 * double(cpu.voxelDirectionSteps));
+  }
+}
+
+TEST(PhotonDoseCuda, WorkspaceEstimateCoversWhatTheGpuKeeps) {
+  REQUIRE_GPU_AND_DATA();
+  for (DepositStrategy dep : {DepositStrategy::Atomic, DepositStrategy::AtomicFree}) {
+    PhotonDoseRequest req = waterCase(Backend::Cuda);
+    req.params.deposit = dep;
+    const PhotonWorkspaceEstimate est = workspaceBytes(req);
+    releasePhotonGpuCache();
+    EXPECT_EQ(detail::gpuCacheBytes(), 0.0);
+    (void)computePhotonDose(req);
+    const double kept = detail::gpuCacheBytes();  // every device buffer of the run
+    std::printf("%s: estimate %zu (minimum %zu) bytes, kept %.0f bytes\n",
+                dep == DepositStrategy::Atomic ? "atomic" : "atomic-free", est.deviceBytes,
+                est.deviceBytesMinimum, kept);
+    EXPECT_GT(kept, 12.0 * double(req.density->grid.voxelCount()));
+    EXPECT_LE(kept, double(est.deviceBytes)) << est.breakdown;
+    EXPECT_LE(est.deviceBytesMinimum, est.deviceBytes);
+  }
+  releasePhotonGpuCache();
+  EXPECT_EQ(detail::gpuCacheBytes(), 0.0);
 }
 
 }  // namespace

@@ -105,7 +105,9 @@ struct LineEnergy {
 };
 
 /// The recursion along one line for the two exponential components of a cone; `put` receives
-/// (voxel, slot, dose contribution [MeV/g]) for every segment from the first one with TERMA > 0.
+/// (voxel, slot, dose contribution [MeV/g]) for every segment from the first one with TERMA > 0,
+/// and those segments are the ones counted (as the CUDA backend counts them: the segments
+/// walked before carry and deposit nothing).
 ///
 /// Per component (amplitude A w, attenuation a [cm^-1]), segment of radiological length
 /// x = a rho ds, e = exp(-x): the energy released in the segment is q = T rho ds A w, of which
@@ -136,9 +138,10 @@ void transportLine(const TransportLattice& L, const dda::Start<double>& s, DdaVa
     R1 = R1 * e1 + qg1;
     e.released += q0 + q1;
     e.deposited += dep;
+    ++e.segments;
     put(lin, slot, dep / (density * chordCm));
   };
-  e.segments += std::uint64_t(walkLine(variant, L, s, o0, o1, visit));
+  (void)walkLine(variant, L, s, o0, o1, visit);
   e.escaped += R0 + R1;
 }
 
