@@ -72,6 +72,20 @@ std::array<double, 3> beamColor(int index) {
 }
 
 FieldExtent fieldExtent(const PlannedBeam& p) {
+  if (p.isPhoton()) {
+    const photon::PhotonBeam& b = p.photon.beam;
+    FieldExtent e{b.x1Mm, b.x2Mm, b.y1Mm, b.y2Mm};
+    if (b.aperture.empty()) return e;
+    // The open field is the aperture clipped by the jaws.
+    double lo[2] = {1e300, 1e300}, hi[2] = {-1e300, -1e300};
+    for (const auto& poly : b.aperture)
+      for (const auto& q : poly)
+        for (int a = 0; a < 2; ++a) lo[a] = std::min(lo[a], q[a]), hi[a] = std::max(hi[a], q[a]);
+    if (lo[0] > hi[0]) return e;
+    const FieldExtent c{std::max(e.aMin, lo[0]), std::min(e.aMax, hi[0]), std::max(e.bMin, lo[1]),
+                        std::min(e.bMax, hi[1])};
+    return c.aMin < c.aMax && c.bMin < c.bMax ? c : e;
+  }
   FieldExtent e;
   bool any = false;
   for (const auto& l : p.beam.layers)
@@ -130,7 +144,7 @@ void BeamSliceDisplay::rebuild() {
     const double reach = sceneRadius(*scene);
     for (int b = 0; b < plan_->beamCount(); ++b) {
       const PlannedBeam& p = plan_->beam(b);
-      const proton::BeamFrame f = proton::makeBeamFrame(p.beam);
+      const proton::BeamFrame f = beamFrame(p);
       const auto color = beamColor(b);
       LineBuilder& out = b == plan_->currentBeam() ? current : others;
       const double d0 = std::max(1.0, f.sad - reach), d1 = f.sad + reach;
@@ -188,7 +202,7 @@ void BeamDisplay3D::rebuild() {
     auto display = [&](Vec3 lps) { return scene->displayPoint(scene->grid().worldToIndex(lps)); };
     for (int b = 0; b < plan_->beamCount(); ++b) {
       const PlannedBeam& p = plan_->beam(b);
-      const proton::BeamFrame f = proton::makeBeamFrame(p.beam);
+      const proton::BeamFrame f = beamFrame(p);
       const auto color = beamColor(b);
       // Axis from a point 40 % of the way from the source (the full 2 m would shrink the
       // patient to a dot when the camera fits everything) to beyond the isocentre.
@@ -203,6 +217,15 @@ void BeamDisplay3D::rebuild() {
         lines.add(display(f.bevToPatient(q[0], q[1], dStart)), display(f.bevToPatient(q[0], q[1], f.sad)), color);
         lines.add(display(f.bevToPatient(q[0], q[1], f.sad)), display(f.bevToPatient(r[0], r[1], f.sad)), color);
       }
+      // A photon beam's conformal aperture at the isocentre plane (the jaws are the pyramid).
+      const std::array<double, 3> light{0.5 + 0.5 * color[0], 0.5 + 0.5 * color[1], 0.5 + 0.5 * color[2]};
+      if (p.isPhoton())
+        for (const auto& poly : p.photon.beam.aperture)
+          for (std::size_t i = 0; i < poly.size(); ++i) {
+            const auto& q = poly[i];
+            const auto& r = poly[(i + 1) % poly.size()];
+            lines.add(display(f.bevToPatient(q[0], q[1], f.sad)), display(f.bevToPatient(r[0], r[1], f.sad)), light);
+          }
       const unsigned char rgb[3] = {(unsigned char)(255 * color[0]), (unsigned char)(255 * color[1]),
                                     (unsigned char)(255 * color[2])};
       for (const auto& l : p.beam.layers)

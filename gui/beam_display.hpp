@@ -1,10 +1,13 @@
 #pragma once
-/// Proton beams of the PlanModel drawn from their IEC 61217 frames (proton/beam_geometry.hpp):
+/// Beams of the PlanModel drawn from their IEC 61217 frames (beamFrame(): proton beams, and
+/// photon beams with their collimator rotation):
 ///  - BeamSliceDisplay: on a slice view, the orthogonal projection onto the slice plane of the
-///    central axis, the divergent field edges (spot extent at the isocentre plane) and the
-///    isocentre cross, in the beam's colour (the current beam drawn thicker);
+///    central axis, the divergent field edges (spot extent, or a photon beam's open field, at
+///    the isocentre plane) and the isocentre cross, in the beam's colour (the current beam
+///    drawn thicker);
 ///  - BeamDisplay3D: in the 3D view, the central axis from the source, the field pyramid from
-///    the source to the isocentre plane and the spots at the isocentre plane.
+///    the source to the isocentre plane, the spots and a photon beam's conformal aperture at
+///    the isocentre plane.
 #include <array>
 #include <vector>
 
@@ -23,8 +26,9 @@ namespace penumbra::gui {
 /// Colour of beam `index` (a fixed palette, cycled).
 std::array<double, 3> beamColor(int index);
 
-/// Lateral extent of a beam's field at the isocentre plane [mm]: the spots' bounding box, else
-/// the target projection's, else +-20 mm.
+/// Lateral extent of a beam's field at the isocentre plane [mm]. Proton beams: the spots'
+/// bounding box, else the target projection's, else +-20 mm. Photon beams: the jaws, narrowed
+/// to the aperture's bounding box when there is one.
 struct FieldExtent {
   double aMin = -20, aMax = 20, bMin = -20, bMax = 20;
 };

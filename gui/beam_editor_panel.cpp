@@ -10,11 +10,13 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QPushButton>
+#include <QSpinBox>
 #include <QVBoxLayout>
 
 #include "beam_display.hpp"
 #include "job_runner.hpp"
 #include "patient_tree.hpp"  // colorSwatch
+#include "photon_field_box.hpp"
 #include "plan_model.hpp"
 #include "view_state.hpp"
 
@@ -47,7 +49,10 @@ BeamEditorPanel::BeamEditorPanel(ViewState* state, PlanController* controller, Q
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addWidget(buildBeamBox());
-  layout->addWidget(buildSpotBox());
+  spotBox_ = buildSpotBox();
+  layout->addWidget(spotBox_);
+  photonBox_ = new PhotonFieldBox(state, controller);
+  layout->addWidget(photonBox_);
   layout->addWidget(buildDoseBox());
   layout->addStretch(1);
 
@@ -74,13 +79,19 @@ QWidget* BeamEditorPanel::buildBeamBox() {
   v->addWidget(beamList_);
   auto* row = new QHBoxLayout;
   addBeam_ = button(tr("Add beam"), "addBeamButton");
+  addBeam_->setToolTip(tr("Add a proton beam (pencil-beam scanning) on the target"));
+  addPhotonBeam_ = button(tr("Add photon beam"), "addPhotonBeamButton");
+  addPhotonBeam_->setToolTip(tr("Add a 6 MV photon beam on the target (jaws or conformal aperture)"));
   removeBeam_ = button(tr("Remove"), "removeBeamButton");
   auto* toTarget = button(tr("Iso to target"), "isoToTargetButton");
   toTarget->setToolTip(tr("Isocentre at the centroid of the target"));
   row->addWidget(addBeam_);
-  row->addWidget(removeBeam_);
-  row->addWidget(toTarget);
+  row->addWidget(addPhotonBeam_);
   v->addLayout(row);
+  auto* row2 = new QHBoxLayout;
+  row2->addWidget(removeBeam_);
+  row2->addWidget(toTarget);
+  v->addLayout(row2);
   auto* form = new QFormLayout;
   targetCombo_ = new QComboBox;
   targetCombo_->setObjectName("targetCombo");
@@ -100,6 +111,7 @@ QWidget* BeamEditorPanel::buildBeamBox() {
   v->addLayout(form);
 
   connect(addBeam_, &QPushButton::clicked, this, &BeamEditorPanel::addBeam);
+  connect(addPhotonBeam_, &QPushButton::clicked, this, &BeamEditorPanel::addPhotonBeam);
   connect(removeBeam_, &QPushButton::clicked, this, [this] { plan_->removeBeam(plan_->currentBeam()); });
   connect(beamList_, &QListWidget::currentRowChanged, this, [this](int row) {
     if (!updating_) plan_->setCurrentBeam(row);
@@ -180,9 +192,37 @@ QWidget* BeamEditorPanel::buildDoseBox() {
   form->addRow(tr("Backend"), backend_);
   form->addRow(tr("Dose grid"), doseGrid_);
   form->addRow(tr("Ray tracing"), variant_);
+  form->addRow(tr("Photon cones"), buildPhotonEngineRows());
+  photonDeposit_ = new QComboBox;
+  photonDeposit_->setObjectName("photonDepositCombo");
+  photonDeposit_->addItem(tr("Atomic-free (reproducible)"), int(photon::DepositStrategy::AtomicFree));
+  photonDeposit_->addItem(tr("Atomic adds"), int(photon::DepositStrategy::Atomic));
+  form->addRow(tr("Photon deposit"), photonDeposit_);
   form->addRow(compute_);
   connect(compute_, &QPushButton::clicked, this, &BeamEditorPanel::computeDose);
   return box;
+}
+
+QWidget* BeamEditorPanel::buildPhotonEngineRows() {
+  // Polar x azimuthal collapsed cones; the polar count must divide the kernel's 48 polar bins.
+  auto* w = new QWidget;
+  auto* h = new QHBoxLayout(w);
+  h->setContentsMargins(0, 0, 0, 0);
+  photonPolar_ = new QComboBox;
+  photonPolar_->setObjectName("photonPolarConesCombo");
+  for (int n : {2, 3, 4, 6, 8, 12, 16, 24, 48}) photonPolar_->addItem(QString::number(n), n);
+  const PhotonRunOptions d;
+  photonPolar_->setCurrentIndex(photonPolar_->findData(d.polarCones));
+  photonAzimuth_ = new QSpinBox;
+  photonAzimuth_->setObjectName("photonAzimuthSpin");
+  photonAzimuth_->setRange(1, 72);
+  photonAzimuth_->setValue(d.azimuthalCones);
+  photonPolar_->setToolTip(tr("Polar cone bands (divisors of the kernel's 48 polar bins)"));
+  photonAzimuth_->setToolTip(tr("Azimuthal cones per polar band"));
+  h->addWidget(photonPolar_);
+  h->addWidget(new QLabel(tr("x")));
+  h->addWidget(photonAzimuth_);
+  return w;
 }
 
 QString BeamEditorPanel::targetName() const { return targetCombo_->currentText(); }
@@ -204,6 +244,9 @@ DoseRunOptions BeamEditorPanel::doseOptions() const {
   o.backend = Backend(backend_->currentData().toInt());
   o.doseGridMm = doseGrid_->value();
   o.variant = DdaVariant(variant_->currentData().toInt());
+  o.photon.polarCones = photonPolar_->currentData().toInt();
+  o.photon.azimuthalCones = photonAzimuth_->value();
+  o.photon.deposit = photon::DepositStrategy(photonDeposit_->currentData().toInt());
   return o;
 }
 
@@ -221,10 +264,19 @@ void BeamEditorPanel::setDoseOptions(const DoseRunOptions& o) {
   backend_->setCurrentIndex(std::max(0, backend_->findData(int(o.backend))));
   doseGrid_->setValue(o.doseGridMm);
   variant_->setCurrentIndex(std::max(0, variant_->findData(int(o.variant))));
+  const int polar = photonPolar_->findData(o.photon.polarCones);
+  if (polar >= 0) photonPolar_->setCurrentIndex(polar);
+  photonAzimuth_->setValue(o.photon.azimuthalCones);
+  photonDeposit_->setCurrentIndex(std::max(0, photonDeposit_->findData(int(o.photon.deposit))));
 }
 
 int BeamEditorPanel::addBeam() {
   return controller_->addBeamOnTarget(targetName(), gantry_->value(), couch_->value());
+}
+
+int BeamEditorPanel::addPhotonBeam() {
+  return controller_->addPhotonBeamOnTarget(targetName(), gantry_->value(), couch_->value(),
+                                            photonBox_->collimatorDeg(), photonBox_->fieldSizeMm());
 }
 
 Job* BeamEditorPanel::generateSpots() {
@@ -254,10 +306,19 @@ void BeamEditorPanel::refreshBeamList() {
   for (int b = 0; b < plan_->beamCount(); ++b) {
     const auto& p = plan_->beam(b);
     const auto c = beamColor(b);
-    auto* item = new QListWidgetItem(
-        colorSwatch(QColor::fromRgbF(c[0], c[1], c[2])),
-        tr("%1  G%2 C%3  %4 spots").arg(QString::fromStdString(p.beam.name)).arg(p.beam.gantryDeg)
-            .arg(p.beam.couchDeg).arg(p.beam.spotCount()));
+    QString text;
+    if (p.isPhoton()) {
+      const photon::PhotonBeam& f = p.photon.beam;
+      const QString shape = p.photon.apertureTarget.isEmpty()
+                                ? tr("%1 x %2 mm").arg(f.x2Mm - f.x1Mm).arg(f.y2Mm - f.y1Mm)
+                                : tr("aperture %1").arg(p.photon.apertureTarget);
+      text = tr("%1  G%2 C%3  photons, %4, %5 MU").arg(QString::fromStdString(p.beam.name)).arg(p.beam.gantryDeg)
+                 .arg(p.beam.couchDeg).arg(shape).arg(f.monitorUnits);
+    } else {
+      text = tr("%1  G%2 C%3  %4 spots").arg(QString::fromStdString(p.beam.name)).arg(p.beam.gantryDeg)
+                 .arg(p.beam.couchDeg).arg(p.beam.spotCount());
+    }
+    auto* item = new QListWidgetItem(colorSwatch(QColor::fromRgbF(c[0], c[1], c[2])), text);
     beamList_->addItem(item);
   }
   beamList_->setCurrentRow(plan_->currentBeam());
@@ -287,6 +348,10 @@ void BeamEditorPanel::refreshLayers() {
     return;
   }
   const auto& p = plan_->beam(b);
+  if (p.isPhoton()) {
+    summary_->setText(tr("Photon beam: set the field below."));
+    return;
+  }
   for (const auto& l : p.beam.layers)
     layerList_->addItem(tr("%1 MeV  %2 spots").arg(l.energyMeV, 0, 'f', 1).arg(l.spots.size()));
   summary_->setText(p.beam.layers.empty()
@@ -313,11 +378,14 @@ void BeamEditorPanel::setIsocentreToTarget() {
 void BeamEditorPanel::refreshButtons() {
   const bool patient = state_->scene() != nullptr;
   const bool beam = plan_->currentBeam() >= 0;
+  const bool photon = beam && plan_->beam(plan_->currentBeam()).isPhoton();
   addBeam_->setEnabled(patient);
+  addPhotonBeam_->setEnabled(patient);
   removeBeam_->setEnabled(beam);
-  generate_->setEnabled(patient && beam && targetCombo_->count() > 0);
+  spotBox_->setVisible(!photon);
+  generate_->setEnabled(patient && beam && !photon && targetCombo_->count() > 0);
   removeLayer_->setEnabled(beam && layerList_->count() > 0);
-  compute_->setEnabled(patient && plan_->totalSpots() > 0);
+  compute_->setEnabled(patient && (plan_->totalSpots() > 0 || plan_->photonBeamCount() > 0));
   for (QWidget* w : std::initializer_list<QWidget*>{gantry_, couch_, iso_[0], iso_[1], iso_[2]})
     w->setEnabled(beam);
 }

@@ -1,8 +1,11 @@
 #pragma once
-/// The beam and spot editor (dock "Plan"): the beam list (add, remove), the current beam's
-/// gantry/couch angles and isocentre (default: centroid of the chosen target), spot generation
-/// options and the Generate button (a job), the energy layers with delete, and the dose
-/// calculation launcher (backend, dose grid, DDA variant, Compute button: a job).
+/// The beam and spot editor (dock "Plan"): the beam list (add a proton or a photon beam,
+/// remove), the current beam's gantry/couch angles and isocentre (default: centroid of the
+/// chosen target); for a proton beam the spot generation options and the Generate button (a
+/// job) and the energy layers with delete; for a photon beam the field (PhotonFieldBox:
+/// collimator, SAD, jaws or conformal aperture, MU); and the dose calculation launcher
+/// (backend, dose grid, DDA variant, the photon engine's cones and deposit strategy, Compute
+/// button: one job per modality).
 #include <QWidget>
 
 #include "plan_controller.hpp"
@@ -13,9 +16,11 @@ class QDoubleSpinBox;
 class QLabel;
 class QListWidget;
 class QPushButton;
+class QSpinBox;
 
 namespace penumbra::gui {
 
+class PhotonFieldBox;
 class PlanModel;
 class ViewState;
 
@@ -34,8 +39,9 @@ public:
   void setDoseOptions(const DoseRunOptions& o);
 
 public slots:
-  /// As the buttons do; return the job started (null when it could not start).
+  /// As the buttons do; return the beam index or the job started (-1 / null on failure).
   int addBeam();
+  int addPhotonBeam();
   penumbra::gui::Job* generateSpots();
   penumbra::gui::Job* computeDose();
 
@@ -43,6 +49,7 @@ private:
   QWidget* buildBeamBox();
   QWidget* buildSpotBox();
   QWidget* buildDoseBox();
+  QWidget* buildPhotonEngineRows();
   void onSceneChanged();
   void refreshBeamList();
   void refreshCurrentBeam();
@@ -71,7 +78,13 @@ private:
   QComboBox* backend_ = nullptr;
   QDoubleSpinBox* doseGrid_ = nullptr;
   QComboBox* variant_ = nullptr;
+  QComboBox* photonPolar_ = nullptr;
+  QSpinBox* photonAzimuth_ = nullptr;
+  QComboBox* photonDeposit_ = nullptr;
+  QWidget* spotBox_ = nullptr;
+  PhotonFieldBox* photonBox_ = nullptr;
   QPushButton* addBeam_ = nullptr;
+  QPushButton* addPhotonBeam_ = nullptr;
   QPushButton* removeBeam_ = nullptr;
   QPushButton* generate_ = nullptr;
   QPushButton* removeLayer_ = nullptr;

@@ -22,6 +22,18 @@
 namespace penumbra::gui {
 
 namespace {
+/// Closed polygons (BEV mm) as line segments.
+std::vector<QLineF> polygonLines(const BevPolygons& polygons) {
+  std::vector<QLineF> out;
+  for (const auto& poly : polygons)
+    for (std::size_t i = 0; i < poly.size(); ++i) {
+      const auto& a = poly[i];
+      const auto& b = poly[(i + 1) % poly.size()];
+      out.emplace_back(a[0], a[1], b[0], b[1]);
+    }
+  return out;
+}
+
 /// Outline of the rays of `p` for which `hit(intervals)` holds, in BEV mm.
 std::vector<QLineF> projectionOutline(const proton::BevTargetProjection& p,
                                       const std::function<bool(const std::vector<proton::WeplInterval>&)>& hit) {
@@ -51,11 +63,20 @@ public:
   int layer() const { return layer_; }
   int selected() const { return selected_; }
   int outlineSegments() const { return int(outline_.size()); }
+  int apertureSegments() const { return int(aperture_.size()); }
   void rebuild() {
     outline_.clear();
     slab_.clear();
+    aperture_.clear();
+    jaws_.clear();
     const int b = plan_->currentBeam();
-    if (b >= 0 && plan_->beam(b).projection) {
+    if (b >= 0 && plan_->beam(b).isPhoton()) {
+      const PhotonField& f = plan_->beam(b).photon;
+      outline_ = polygonLines(f.targetOutline);
+      aperture_ = polygonLines(f.beam.aperture);
+      const photon::PhotonBeam& j = f.beam;
+      jaws_ = polygonLines({{{j.x1Mm, j.y1Mm}, {j.x2Mm, j.y1Mm}, {j.x2Mm, j.y2Mm}, {j.x1Mm, j.y2Mm}}});
+    } else if (b >= 0 && plan_->beam(b).projection) {
       const PlannedBeam& p = plan_->beam(b);
       outline_ = projectionOutline(*p.projection, [](const auto& v) { return !v.empty(); });
       if (layer_ >= 0 && layer_ < int(p.layerRangesMm.size())) {
@@ -81,10 +102,11 @@ protected:
     if (b >= 0) {
       const FieldExtent e = fieldExtent(plan_->beam(b));
       lo[0] = e.aMin, hi[0] = e.aMax, lo[1] = e.bMin, hi[1] = e.bMax;
-      for (const QLineF& l : outline_)
-        for (QPointF q : {l.p1(), l.p2()})
-          lo[0] = std::min(lo[0], q.x()), hi[0] = std::max(hi[0], q.x()), lo[1] = std::min(lo[1], q.y()),
-          hi[1] = std::max(hi[1], q.y());
+      for (const auto* lines : {&outline_, &aperture_, &jaws_})
+        for (const QLineF& l : *lines)
+          for (QPointF q : {l.p1(), l.p2()})
+            lo[0] = std::min(lo[0], q.x()), hi[0] = std::max(hi[0], q.x()), lo[1] = std::min(lo[1], q.y()),
+            hi[1] = std::max(hi[1], q.y());
     }
     const double span = std::max({hi[0] - lo[0], hi[1] - lo[1], 10.0}) * 1.15;
     const double scale = std::min(width(), height() - 20) / span;
@@ -119,6 +141,8 @@ protected:
     for (const QLineF& l : outline_) p.drawLine(t.map(l));
     p.setPen(QPen(QColor(255, 160, 60), 1.5, Qt::DashLine));
     for (const QLineF& l : slab_) p.drawLine(t.map(l));
+    const int b = plan_->currentBeam();
+    if (b >= 0 && plan_->beam(b).isPhoton()) return paintPhotonField(p, t);
     const proton::EnergyLayer* layer = shownLayer();
     if (!layer) {
       p.setPen(QColor(220, 220, 220));
@@ -147,6 +171,20 @@ protected:
       p.drawEllipse(path[int(i)], r, r);
     }
   }
+  /// Photon beams: the jaws (yellow rectangle) and the conformal aperture (cyan), over the
+  /// target outline drawn above, and a line saying how the field is shaped.
+  void paintPhotonField(QPainter& p, const QTransform& t) {
+    p.setPen(QPen(QColor(255, 220, 60), 2));
+    for (const QLineF& l : jaws_) p.drawLine(t.map(l));
+    p.setPen(QPen(QColor(60, 220, 255), 2));
+    for (const QLineF& l : aperture_) p.drawLine(t.map(l));
+    const PhotonField& f = plan_->beam(plan_->currentBeam()).photon;
+    p.setPen(QColor(220, 220, 220));
+    QString note = f.apertureTarget.isEmpty() ? tr("Open field (jaws)")
+                                              : tr("Aperture: %1 + %2 mm").arg(f.apertureTarget).arg(f.apertureMarginMm);
+    if (f.shapesStale) note += tr(" (outdated: the geometry changed)");
+    p.drawText(rect().adjusted(8, 4, -8, -8), Qt::AlignTop | Qt::AlignLeft, note);
+  }
   void mousePressEvent(QMouseEvent* e) override {
     const proton::EnergyLayer* layer = shownLayer();
     if (!layer) return;
@@ -174,7 +212,7 @@ private:
   PlanModel* plan_;
   int layer_ = 0;
   int selected_ = -1;
-  std::vector<QLineF> outline_, slab_;
+  std::vector<QLineF> outline_, slab_, aperture_, jaws_;
 };
 
 BevPanel::BevPanel(PlanModel* plan, QWidget* parent)
@@ -221,6 +259,7 @@ int BevPanel::layer() const { return slider_->value(); }
 void BevPanel::setLayer(int layer) { slider_->setValue(layer); }
 int BevPanel::selectedSpot() const { return canvas_->selected(); }
 int BevPanel::outlineSegments() const { return canvas_->outlineSegments(); }
+int BevPanel::apertureSegments() const { return canvas_->apertureSegments(); }
 
 void BevPanel::refresh() {
   const int b = plan_->currentBeam();
@@ -232,7 +271,12 @@ void BevPanel::refresh() {
   slider_->blockSignals(false);
   slider_->setEnabled(layers > 1);
   canvas_->setLayer(layers > 0 ? keep : -1);
-  if (b >= 0) {
+  if (b >= 0 && plan_->beam(b).isPhoton()) {
+    const auto& p = plan_->beam(b);
+    title_->setText(tr("%1 (photons): gantry %2°, couch %3°, collimator %4°, target %5")
+                        .arg(QString::fromStdString(p.beam.name)).arg(p.beam.gantryDeg).arg(p.beam.couchDeg)
+                        .arg(p.photon.beam.collimatorDeg).arg(p.targetName.isEmpty() ? tr("-") : p.targetName));
+  } else if (b >= 0) {
     const auto& p = plan_->beam(b);
     title_->setText(tr("%1: gantry %2°, couch %3°, target %4")
                         .arg(QString::fromStdString(p.beam.name)).arg(p.beam.gantryDeg).arg(p.beam.couchDeg)
@@ -246,6 +290,15 @@ void BevPanel::refresh() {
 void BevPanel::refreshLabel() {
   const int b = plan_->currentBeam();
   const int l = canvas_->layer();
+  if (b >= 0 && plan_->beam(b).isPhoton()) {
+    const photon::PhotonBeam& j = plan_->beam(b).photon.beam;
+    layerLabel_->setText(tr("Jaws X %1 to %2 mm, Y %3 to %4 mm; %5 MU")
+                             .arg(j.x1Mm, 0, 'f', 1).arg(j.x2Mm, 0, 'f', 1).arg(j.y1Mm, 0, 'f', 1)
+                             .arg(j.y2Mm, 0, 'f', 1).arg(j.monitorUnits, 0, 'f', 1));
+    deleteSpot_->setEnabled(false);
+    deleteLayer_->setEnabled(false);
+    return;
+  }
   if (b < 0 || l < 0 || l >= int(plan_->beam(b).beam.layers.size())) {
     layerLabel_->setText(tr("No layers"));
     deleteSpot_->setEnabled(false);

@@ -3,7 +3,8 @@
 /// from the source (from the spot generation's BEV target projection), the part of the target
 /// the shown energy layer treats (dashed), that layer's spots (area ~ weight) and the scan path
 /// through them in delivery order. A slider steps through the layers; a click selects a spot,
-/// which Delete (key or button) removes. Coordinates: BEV (u, v) at the isocentre plane in mm,
+/// which Delete (key or button) removes. A photon beam shows its jaws, its conformal aperture
+/// and the target projected from the source (no layers). Coordinates: BEV (u, v) at the isocentre plane in mm,
 /// u (IEC beam-limiting device X) to the right, v (Y) up. Painted with QPainter (no GL).
 #include <QWidget>
 
@@ -27,6 +28,8 @@ public:
   int selectedSpot() const;
   /// Number of target-outline segments drawn (0: no projection yet), for tests.
   int outlineSegments() const;
+  /// Number of conformal-aperture segments drawn (photon beams; 0: open field), for tests.
+  int apertureSegments() const;
 
 public slots:
   void deleteSelectedSpot();

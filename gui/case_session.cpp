@@ -34,6 +34,14 @@ QStringList toStringList(const QJsonValue& v) {
 
 }  // namespace
 
+std::vector<int> caseBeamOrder(const PlanModel& plan) {
+  std::vector<int> order;
+  for (int pass = 0; pass < 2; ++pass)
+    for (int b = 0; b < plan.beamCount(); ++b)
+      if (plan.beam(b).isPhoton() == (pass == 1)) order.push_back(b);
+  return order;
+}
+
 QJsonObject displayStateToJson(const PlanningWorkspace& ws, const ViewState& state) {
   const DoseDisplaySettings& d = *ws.displaySettings();
   QJsonObject o;
@@ -58,10 +66,16 @@ QJsonObject displayStateToJson(const PlanningWorkspace& ws, const ViewState& sta
   }
   o["visibleStructures"] = toArray(visible);
   if (ws.dvhPanel()) o["dvhHiddenStructures"] = toArray(ws.dvhPanel()->hiddenStructures());
+  // In the case's beam order (proton beams, then photon beams: caseBeamOrder()).
   QStringList targets;
-  for (const PlannedBeam& b : ws.plan()->beams()) targets << b.targetName;
+  const std::vector<int> order = caseBeamOrder(*ws.plan());
+  int current = -1;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    targets << ws.plan()->beam(order[i]).targetName;
+    if (order[i] == ws.plan()->currentBeam()) current = int(i);
+  }
   o["beamTargets"] = toArray(targets);
-  o["currentBeam"] = ws.plan()->currentBeam();
+  o["currentBeam"] = current;
   return o;
 }
 
@@ -122,12 +136,23 @@ io::CaseFile caseFromSession(const PlanningWorkspace& ws, const ViewState& state
     c.prescription.dosePerFractionGy = plan.prescriptionGy();
     c.prescription.fractions = std::max(1, fractions);
   }
-  for (const PlannedBeam& b : plan.beams()) c.beams.push_back(b.beam);
+  for (const PlannedBeam& b : plan.beams()) {
+    if (!b.isPhoton()) {
+      c.beams.push_back(b.beam);
+      continue;
+    }
+    io::CasePhotonBeam p;
+    p.beam = photonEngineBeam(b);
+    p.apertureTarget = b.photon.apertureTarget.toStdString();
+    p.apertureMarginMm = b.photon.apertureMarginMm;
+    c.photonBeams.push_back(std::move(p));
+  }
   c.spotGeneration = ws.beamEditor()->spotOptions();
   const DoseRunOptions run = ws.beamEditor()->doseOptions();
   c.engine.backend = run.backend;
   c.engine.variant = run.variant;
   c.engine.doseGridSpacingMm = run.doseGridMm;
+  c.engine.photon = {run.photon.polarCones, run.photon.azimuthalCones, run.photon.deposit};
   c.displayJson = QJsonDocument(displayStateToJson(ws, state)).toJson(QJsonDocument::Compact).toStdString();
   return c;
 }
@@ -138,11 +163,19 @@ int applyCaseToSession(const io::CaseFile& c, PlanningWorkspace& ws, ViewState& 
   if (c.prescription.dosePerFractionGy > 0) plan.setPrescriptionGy(c.prescription.dosePerFractionGy);
   const QString target = QString::fromStdString(c.prescription.target);
   for (const auto& beam : c.beams) plan.addBeam(beam, target);  // names are unique already
+  for (const auto& p : c.photonBeams) {
+    PhotonField field;
+    field.beam = p.beam;
+    field.apertureTarget = QString::fromStdString(p.apertureTarget);
+    field.apertureMarginMm = p.apertureMarginMm;
+    plan.addPhotonBeam(std::move(field), target);
+  }
   ws.beamEditor()->setSpotOptions(c.spotGeneration);
   DoseRunOptions run;
   run.backend = c.engine.backend;
   run.variant = c.engine.variant;
   run.doseGridMm = c.engine.doseGridSpacingMm;
+  run.photon = {c.engine.photon.polarCones, c.engine.photon.azimuthalCones, c.engine.photon.deposit};
   ws.beamEditor()->setDoseOptions(run);
   const QJsonDocument doc = QJsonDocument::fromJson(QByteArray::fromStdString(c.displayJson));
   if (doc.isObject()) applyDisplayState(doc.object(), ws, state);

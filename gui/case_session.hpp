@@ -1,6 +1,7 @@
 #pragma once
 /// Case files (io/case/case_file.hpp) from and to the GUI's session: the plan (prescription,
-/// beams with layers and spots), the spot-generation and engine settings shown in the beam
+/// proton beams with layers and spots, photon beams with jaws, aperture and MU), the
+/// spot-generation and engine settings (both engines) shown in the beam
 /// editor, and the display settings, which go into the case's free-form "display" object:
 ///   { "colorMap": "rainbow", "washOpacity": 0.45, "washThresholdPercent": 10,
 ///     "washVisible": true, "isodosesVisible": true, "surfacesVisible": true,
@@ -8,6 +9,8 @@
 ///     "window": 400, "level": 40, "visibleStructures": [ "BODY", ... ],
 ///     "dvhHiddenStructures": [ ... ], "beamTargets": [ "PTV", ... ], "currentBeam": 0 }
 /// Nothing here reads or writes files or touches the DICOM folder: PlanFileActions does.
+#include <vector>
+
 #include <QJsonObject>
 #include <QString>
 
@@ -15,8 +18,14 @@
 
 namespace penumbra::gui {
 
+class PlanModel;
 class PlanningWorkspace;
 class ViewState;
+
+/// Plan indices in the order a case lists the beams: proton beams, then photon beams
+/// (io::CaseFile keeps the two modalities in separate lists; "beamTargets" and "currentBeam"
+/// of the display object follow this order).
+std::vector<int> caseBeamOrder(const PlanModel& plan);
 
 /// The display settings of the session as the case's "display" object.
 QJsonObject displayStateToJson(const PlanningWorkspace& ws, const ViewState& state);
@@ -29,7 +38,7 @@ void applyDisplayState(const QJsonObject& display, PlanningWorkspace& ws, ViewSt
 io::CaseFile caseFromSession(const PlanningWorkspace& ws, const ViewState& state, const QString& casePath,
                              const QString& dicomFolder, const QString& seriesKey, int fractions);
 
-/// Restores prescription, beams (layers, spots, weights), spot-generation and engine settings
+/// Restores prescription, beams (layers, spots, weights; photon fields), spot-generation and engine settings
 /// and the display settings into the session (the patient must already be open: it replaces
 /// the plan). Returns the number of beams restored.
 int applyCaseToSession(const io::CaseFile& c, PlanningWorkspace& ws, ViewState& state);

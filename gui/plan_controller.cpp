@@ -48,9 +48,25 @@ bool sameWeights(const std::vector<proton::ProtonBeam>& a, const std::vector<pro
 }
 }  // namespace
 
+bool sameMonitorUnits(const std::vector<photon::PhotonBeam>& a, const std::vector<photon::PhotonBeam>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (a[i].name != b[i].name ||
+        std::abs(a[i].monitorUnits - b[i].monitorUnits) > 1e-9 * std::max(1.0, a[i].monitorUnits))
+      return false;
+  return true;
+}
+
 PlanController::PlanController(ViewState* state, PlanModel* plan, DoseSetStore* store,
                                JobRunner* jobs, QWidget* dialogParent, QObject* parent)
-    : QObject(parent), state_(state), plan_(plan), store_(store), jobs_(jobs), dialogParent_(dialogParent) {}
+    : QObject(parent), state_(state), plan_(plan), store_(store), jobs_(jobs), dialogParent_(dialogParent) {
+  photonModel_ = defaultPhotonModelProvider();
+  connect(plan_, &PlanModel::photonShapesStale, this, &PlanController::updatePhotonShapes);
+  connect(store_, &DoseSetStore::doseSetRemoved, this, [this] {
+    for (auto it = photonSnapshots_.begin(); it != photonSnapshots_.end();)
+      it = store_->indexOfId(it->first) < 0 ? photonSnapshots_.erase(it) : std::next(it);
+  });
+}
 
 const Structure* PlanController::findStructure(const QString& name) const {
   const auto& scene = state_->scene();
@@ -88,6 +104,11 @@ Job* PlanController::generateSpots(int beamIndex, const QString& targetName,
   const Structure* target = findStructure(targetName);
   if (!scene || beamIndex < 0 || beamIndex >= plan_->beamCount() || !target || target->mask.empty()) {
     emit message(tr("Cannot generate spots: choose a beam and a target structure with a mask."));
+    return nullptr;
+  }
+  if (plan_->beam(beamIndex).isPhoton()) {
+    emit message(tr("Cannot generate spots: %1 is a photon beam (shape its field instead).")
+                     .arg(QString::fromStdString(plan_->beam(beamIndex).beam.name)));
     return nullptr;
   }
   const proton::ProtonBeam& b = plan_->beam(beamIndex).beam;
@@ -134,6 +155,13 @@ Job* PlanController::generateSpots(int beamIndex, const QString& targetName,
 }
 
 Job* PlanController::computeDose(const DoseRunOptions& options) {
+  if (plan_->photonBeamCount() == 0) return computeProtonDose(options);
+  Job* first = plan_->totalSpots() > 0 ? computeProtonDose(options) : nullptr;
+  Job* photons = computePhotonDose(options);
+  return first ? first : photons;
+}
+
+Job* PlanController::computeProtonDose(const DoseRunOptions& options) {
   const auto& scene = state_->scene();
   if (!scene || plan_->totalSpots() == 0) {
     emit message(tr("Cannot compute dose: no beam has spots (generate spots first)."));
@@ -204,7 +232,7 @@ Job* PlanController::computeDose(const DoseRunOptions& options) {
   return job;
 }
 
-void PlanController::onDoseFailed(Job* job, const DoseRunOptions& options) {
+void PlanController::onDoseFailed(Job* job, const DoseRunOptions& options, bool photons) {
   emit message(tr("Dose computation failed: %1").arg(job->errorMessage()));
   if (!showDialogs_) return;
   const bool gpuOom = job->errorCode() == ErrorCode::OutOfMemory && options.backend != Backend::Cpu;
@@ -213,15 +241,20 @@ void PlanController::onDoseFailed(Job* job, const DoseRunOptions& options) {
   box->setObjectName("jobErrorDialog");
   box->setAttribute(Qt::WA_DeleteOnClose);
   box->setModal(false);
+  if (photons && job->errorMessage().startsWith(kPhotonModelFailure))
+    box->setInformativeText(tr("The photon dose engine needs the 6 MV beam data (spectrum, kernels and "
+                               "attenuation tables): a folder holding photon-beam/ and reference/, found "
+                               "through $PENUMBRA_DATA or next to the sources as ../shared/data. The proton "
+                               "engine and the rest of the application are not affected."));
   if (gpuOom) {
     box->setInformativeText(tr("The plan does not fit in the GPU's memory. The CPU backend computes "
                                "the same dose with host memory (slower)."));
     QPushButton* cpu = box->addButton(tr("Run on CPU"), QMessageBox::AcceptRole);
     cpu->setObjectName("runOnCpuButton");
-    connect(cpu, &QPushButton::clicked, this, [this, options] {
+    connect(cpu, &QPushButton::clicked, this, [this, options, photons] {
       DoseRunOptions o = options;
       o.backend = Backend::Cpu;
-      computeDose(o);
+      photons ? computePhotonDose(o) : computeProtonDose(o);
     });
   }
   box->show();
@@ -264,6 +297,26 @@ double PlanController::normaliseCurrentDose(const QString& targetName, Normalisa
   }
   const double rx = plan_->prescriptionGy();
   const double factor = rx / reference;
+  // A photon dose set: the plan's MU are scaled when they are still the ones it was computed
+  // for (same test as for proton spot weights below).
+  const auto photons = photonSnapshots_.find(set->id);
+  if (photons != photonSnapshots_.end()) {
+    const bool sameMu = sameMonitorUnits(plan_->photonEngineBeams(), photons->second);
+    DoseSet scaled = *set;
+    for (float& v : scaled.dose.dose.data) v = float(v * factor);
+    for (auto& b : photons->second) b.monitorUnits *= factor;
+    scaled.normalisation = set->normalisation * factor;
+    scaled.normalisationNote = tr("%1 %2 = %3 Gy")
+                                   .arg(targetName, mode == NormalisationMode::TargetMean ? "mean" : "D50")
+                                   .arg(rx, 0, 'f', 2);
+    store_->replace(index, std::move(scaled));
+    if (sameMu) plan_->scaleMonitorUnits(factor);
+    else emit message(tr("Normalise: the photon beams changed since this dose was computed; their MU are kept."));
+    emit message(tr("Normalised %1: %2 (x %3)")
+                     .arg(store_->at(index)->name, store_->at(index)->normalisationNote)
+                     .arg(factor, 0, 'g', 5));
+    return factor;
+  }
   DoseSet scaled = *set;
   for (float& v : scaled.dose.dose.data) v = float(v * factor);
   for (auto& b : scaled.beams)

@@ -4,15 +4,30 @@
 /// sets on the GUI thread, shows job errors in a dialog (a GPU out-of-memory error offers to
 /// run again on the CPU), and normalises a computed plan to the prescription.
 ///
+/// Photon beams (photon_plan_controller.cpp): jaws or a conformal aperture around a target
+/// (photon::conformalAperture, made on the GUI thread: a projection of the mask), the target's
+/// outline for the BEV, and the collapsed-cone dose as a job. A plan with both modalities gets
+/// one dose set per modality, not their sum: proton spot weights (1e9 protons) and photon MU
+/// are independent scales, so each modality's dose is looked at, normalised (which scales that
+/// modality's weights or MU) and exported on its own; a sum is only meaningful once both are
+/// normalised to their share of the prescription, which needs a plan-sum dose set this model
+/// does not have yet.
+///
 /// Dose grid: with doseGridMm > 0 an axis-aligned LPS grid of that spacing covering the CT,
 /// else the engine's default (the CT grid). Either way the dose lives in patient coordinates
 /// and the displays map it onto the display grid (dose_slice.hpp).
+#include <functional>
+#include <map>
+#include <memory>
+#include <vector>
+
 #include <QObject>
 #include <QPointer>
 #include <QString>
 
 #include "core/device.hpp"
 #include "core/structure.hpp"
+#include "photon/photon_dose.hpp"
 #include "proton/spot_generation.hpp"
 #include "raytrace/dda_traversal.hpp"
 
@@ -26,11 +41,19 @@ class JobRunner;
 class PlanModel;
 class ViewState;
 
+/// Collapsed-cone settings of a photon dose run (photon::PhotonDoseParameters).
+struct PhotonRunOptions {
+  int polarCones = 8;  ///< must divide 48
+  int azimuthalCones = 12;
+  photon::DepositStrategy deposit = photon::DepositStrategy::AtomicFree;
+};
+
 struct DoseRunOptions {
   Backend backend = Backend::Auto;
   double doseGridMm = 0;  ///< 0: the CT grid
   DdaVariant variant = DdaVariant::BranchFree;
   int cpuThreads = 0;  ///< 0: all cores
+  PhotonRunOptions photon;
 };
 
 enum class NormalisationMode { TargetMean, TargetD50 };
@@ -51,11 +74,34 @@ public:
   /// Centroid (LPS mm) of a structure's mask; false when absent or empty.
   bool targetCentroid(const QString& targetName, Vec3& lps) const;
 
+  /// Adds a photon beam aimed at the centroid of `targetName` (or the CT centre): SAD 1000 mm,
+  /// a symmetric `fieldSizeMm` square field, 100 MU; returns its index, -1 without a patient.
+  int addPhotonBeamOnTarget(const QString& targetName, double gantryDeg, double couchDeg = 0,
+                            double collimatorDeg = 0, double fieldSizeMm = 100);
+  /// Shapes photon beam `beam` to `targetName` grown by `marginMm` (photon::conformalAperture);
+  /// the jaws are opened or closed to the aperture's bounding box (rounded outwards to 1 mm).
+  /// False (reason in message(), beam unchanged) without such a structure or when it does not
+  /// project onto the isocentre plane.
+  bool setConformalAperture(int beam, const QString& targetName, double marginMm);
+  /// Removes photon beam `beam`'s aperture: the jaws alone shape the field.
+  void setOpenField(int beam);
+
+  /// Where the photon dose job gets its beam model; default photon::defaultPhotonModel()
+  /// (throws when the photon data folder is missing). Tests replace it.
+  using PhotonModelProvider = std::function<std::shared_ptr<const photon::PhotonBeamModel>()>;
+  void setPhotonModelProvider(PhotonModelProvider provider) { photonModel_ = std::move(provider); }
+
   /// Generates layers and spots for beam `beam` on `targetName` as a job; null when it cannot
   /// start (no patient, no such beam or target: the reason goes to message()).
   Job* generateSpots(int beam, const QString& targetName, const proton::SpotGenerationOptions& options);
-  /// Computes the plan's dose as a job; on success a dose set is added and made current.
+  /// Computes the plan's dose: a proton job when a proton beam has spots and a photon job when
+  /// there are photon beams; on success each adds its dose set and makes it current. Returns
+  /// the first job submitted (null when nothing could start; reason in message()).
   Job* computeDose(const DoseRunOptions& options);
+  /// The proton beams' dose alone (null without spots).
+  Job* computeProtonDose(const DoseRunOptions& options);
+  /// The photon beams' dose alone, by the collapsed-cone engine (null without photon beams).
+  Job* computePhotonDose(const DoseRunOptions& options);
   const DoseRunOptions& lastDoseOptions() const { return lastOptions_; }
 
   /// Scales the current dose set and the plan's spot weights so that the target's mean (or
@@ -76,8 +122,15 @@ signals:
   void message(const QString& text);
 
 private:
-  void onDoseFailed(Job* job, const DoseRunOptions& options);
+  void onDoseFailed(Job* job, const DoseRunOptions& options, bool photons = false);
   const Structure* findStructure(const QString& name) const;
+  /// Recomputes a photon beam's aperture (when conformal) and target outline for its current
+  /// geometry (PlanModel::photonShapesStale).
+  void updatePhotonShapes(int beam);
+  /// The photon beams' MU when dose set `id` was computed (normalisation scales the plan's MU
+  /// only while they are unchanged).
+  std::map<int, std::vector<photon::PhotonBeam>> photonSnapshots_;
+  PhotonModelProvider photonModel_;
 
   ViewState* state_;
   PlanModel* plan_;
@@ -92,5 +145,15 @@ private:
 
 /// An axis-aligned LPS grid of `spacingMm` covering `ct`'s voxel box.
 Grid coveringGrid(const Grid& ct, double spacingMm);
+
+/// Same beams (by name) with the same MU.
+bool sameMonitorUnits(const std::vector<photon::PhotonBeam>& a, const std::vector<photon::PhotonBeam>& b);
+
+/// photon::defaultPhotonModel as a provider.
+PlanController::PhotonModelProvider defaultPhotonModelProvider();
+
+/// How a photon dose job's error message starts when the beam model could not be loaded (the
+/// photon data folder is missing or incomplete): the error dialog then says where it looks.
+inline constexpr const char* kPhotonModelFailure = "Photon beam model: ";
 
 }  // namespace penumbra::gui

@@ -56,6 +56,7 @@ public:
     if (x < -2147483647LL || x > 2147483647LL) fail(member(path_, key), "integer out of range");
     return int(x);
   }
+  int integer(const char* key, int fallback) { return has(key) ? integer(key) : (seen_.push_back(key), fallback); }
   std::string string(const char* key) {
     const json& v = get(key);
     if (!v.is_string()) fail(member(path_, key), "expected a string");
@@ -110,10 +111,7 @@ proton::ProtonBeam readBeam(const json& j, const std::string& path) {
   ObjectReader r(j, path);
   proton::ProtonBeam b;
   b.name = r.string("name");
-  const std::string modality = r.string("modality", "proton");
-  if (modality != "proton")
-    PENUMBRA_THROW(Unsupported, r.path("modality") + ": \"" + modality +
-                                    "\" beams are not supported by this version (proton only)");
+  r.string("modality", "proton");  // "proton" (readAnyBeam dispatched on it)
   b.gantryDeg = r.number("gantry");
   b.couchDeg = r.number("couch", 0.0);
   b.isocenter = readVec3(r.get("isocenter"), r.path("isocenter"));
@@ -143,6 +141,71 @@ proton::ProtonBeam readBeam(const json& j, const std::string& path) {
   }
   r.finish();
   return b;
+}
+
+/// [x1, x2, y1, y2] with x1 < x2 and y1 < y2.
+void readJaws(const json& v, const std::string& path, photon::PhotonBeam& b) {
+  if (!v.is_array() || v.size() != 4) fail(path, "expected [x1, x2, y1, y2] (4 numbers, mm)");
+  double j[4];
+  for (std::size_t i = 0; i < 4; ++i) j[i] = requireNumber(v[i], element(path, i));
+  if (!(j[0] < j[1]) || !(j[2] < j[3])) fail(path, "jaws must open: x1 < x2 and y1 < y2");
+  b.x1Mm = j[0], b.x2Mm = j[1], b.y1Mm = j[2], b.y2Mm = j[3];
+}
+
+void readAperture(const json& j, const std::string& path, CasePhotonBeam& c) {
+  ObjectReader r(j, path);
+  c.apertureTarget = r.string("target", "");
+  c.apertureMarginMm = r.number("margin", 0.0);
+  if (!(c.apertureMarginMm >= 0)) fail(r.path("margin"), "must be >= 0 mm");
+  const json& polygons = r.array("polygons");
+  for (std::size_t p = 0; p < polygons.size(); ++p) {
+    const std::string pp = element(r.path("polygons"), p);
+    const json& poly = polygons[p];
+    if (!poly.is_array() || poly.size() < 3) fail(pp, "expected a polygon: [[u, v], ...] with >= 3 points");
+    std::vector<std::array<double, 2>> points;
+    for (std::size_t q = 0; q < poly.size(); ++q) {
+      const std::string qp = element(pp, q);
+      if (!poly[q].is_array() || poly[q].size() != 2) fail(qp, "expected [u, v] (mm)");
+      points.push_back({requireNumber(poly[q][0], element(qp, 0)), requireNumber(poly[q][1], element(qp, 1))});
+    }
+    c.beam.aperture.push_back(std::move(points));
+  }
+  r.finish();
+}
+
+CasePhotonBeam readPhotonBeam(const json& j, const std::string& path) {
+  ObjectReader r(j, path);
+  CasePhotonBeam c;
+  photon::PhotonBeam& b = c.beam;
+  b.name = r.string("name");
+  r.string("modality");  // "photon" (readAnyBeam dispatched on it)
+  b.gantryDeg = r.number("gantry");
+  b.couchDeg = r.number("couch", 0.0);
+  b.collimatorDeg = r.number("collimator", 0.0);
+  b.isocenter = readVec3(r.get("isocenter"), r.path("isocenter"));
+  b.sadMm = r.number("sad", 1000.0);
+  if (!(b.sadMm > 0)) fail(r.path("sad"), "must be > 0 mm");
+  readJaws(r.get("jaws"), r.path("jaws"), b);
+  b.monitorUnits = r.number("monitorUnits");
+  if (!(b.monitorUnits >= 0)) fail(r.path("monitorUnits"), "must be >= 0");
+  if (r.has("aperture")) readAperture(r.get("aperture"), r.path("aperture"), c);
+  r.finish();
+  return c;
+}
+
+/// One element of "beams", by its "modality" (absent: proton, as in files written before
+/// photon beams existed).
+void readAnyBeam(const json& j, const std::string& path, CaseFile& c) {
+  std::string modality = "proton";
+  if (j.is_object() && j.contains("modality")) {
+    if (!j.at("modality").is_string()) fail(member(path, "modality"), "expected a string");
+    modality = j.at("modality").get<std::string>();
+  }
+  if (modality == "proton") c.beams.push_back(readBeam(j, path));
+  else if (modality == "photon") c.photonBeams.push_back(readPhotonBeam(j, path));
+  else
+    PENUMBRA_THROW(Unsupported, member(path, "modality") + ": \"" + modality +
+                                    "\" beams are not supported by this version (proton or photon)");
 }
 
 proton::SpotGenerationOptions readSpotOptions(const json& j, const std::string& path) {
@@ -202,7 +265,7 @@ CaseFile parseCaseFile(const std::string& text) {
     p.finish();
   }
   const json& beams = top.array("beams");
-  for (std::size_t b = 0; b < beams.size(); ++b) c.beams.push_back(readBeam(beams[b], element("beams", b)));
+  for (std::size_t b = 0; b < beams.size(); ++b) readAnyBeam(beams[b], element("beams", b), c);
   if (top.has("spotGeneration")) c.spotGeneration = readSpotOptions(top.get("spotGeneration"), "spotGeneration");
   if (top.has("engine")) {
     ObjectReader e(top.get("engine"), "engine");
@@ -211,6 +274,17 @@ CaseFile parseCaseFile(const std::string& text) {
                                                                            : DdaVariant::BranchFree;
     c.engine.doseGridSpacingMm = e.number("doseGridSpacing", 0.0);
     if (c.engine.doseGridSpacingMm < 0) fail(e.path("doseGridSpacing"), "must be >= 0 mm (0: CT grid)");
+    if (e.has("photon")) {
+      ObjectReader p(e.get("photon"), e.path("photon"));
+      CasePhotonEngineSettings& ph = c.engine.photon;
+      ph.polarCones = p.integer("polarCones", ph.polarCones);
+      if (ph.polarCones < 1 || 48 % ph.polarCones != 0) fail(p.path("polarCones"), "must divide 48");
+      ph.azimuthalCones = p.integer("azimuthalCones", ph.azimuthalCones);
+      if (ph.azimuthalCones < 1) fail(p.path("azimuthalCones"), "must be >= 1");
+      ph.deposit = p.choice("deposit", {"atomic", "atomic-free"}, 1) == 0 ? photon::DepositStrategy::Atomic
+                                                                          : photon::DepositStrategy::AtomicFree;
+      p.finish();
+    }
     e.finish();
   }
   if (top.has("display")) {

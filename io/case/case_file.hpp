@@ -13,15 +13,23 @@
 ///     "prescription": { "target": "PTV", "dosePerFraction": 2.0, "fractions": 30 },
 ///     "beams": [ { "name": "G0", "modality": "proton", "gantry": 0, "couch": 0,
 ///                  "isocenter": [x, y, z], "virtualSourceDistance": 2000,
-///                  "layers": [ { "energy": 150.0, "spots": [[x, y, weight], ...] } ] } ],
+///                  "layers": [ { "energy": 150.0, "spots": [[x, y, weight], ...] } ] },
+///                { "name": "X G90", "modality": "photon", "gantry": 90, "couch": 0,
+///                  "collimator": 0, "isocenter": [x, y, z], "sad": 1000,
+///                  "jaws": [x1, x2, y1, y2], "monitorUnits": 100,
+///                  "aperture": { "target": "PTV", "margin": 5,
+///                                "polygons": [ [[u, v], ...], ... ] } } ],
 ///     "spotGeneration": { "spotSpacing": 5, "lateralMargin": 5, "layerSpacing": 3,
 ///                         "proximalMargin": 3, "distalMargin": 3, "pattern": "hexagonal",
 ///                         "weighting": "uniform", "depthWeightExponent": 3, "raySpacing": 0 },
-///     "engine": { "backend": "auto", "variant": "dda-nc", "doseGridSpacing": 0 },
+///     "engine": { "backend": "auto", "variant": "dda-nc", "doseGridSpacing": 0,
+///                 "photon": { "polarCones": 8, "azimuthalCones": 12, "deposit": "atomic-free" } },
 ///     "display": { ... whatever the GUI stores ... },
 ///     "doseSets": [ { "name": "run 1", "file": "dose1.mhd" } ] }
 /// Only "version", "data.dicomFolder" and "beams" are required; the other sections and fields
-/// take the defaults of the structs below. Unknown keys are errors (a misspelt key must not
+/// take the defaults of the structs below ("modality" defaults to "proton", so files written
+/// before photon beams existed read unchanged; a photon beam's "aperture" is optional: without
+/// it the jaws alone shape the field). Unknown keys are errors (a misspelt key must not
 /// silently fall back to a default), except inside "display", which is the GUI's.
 ///
 /// Paths inside the file may be relative: they are relative to the case file's folder
@@ -30,6 +38,7 @@
 #include <vector>
 
 #include "core/device.hpp"
+#include "photon/photon_dose.hpp"
 #include "proton/proton_plan.hpp"
 #include "proton/spot_generation.hpp"
 #include "raytrace/dda_traversal.hpp"
@@ -51,10 +60,27 @@ struct CasePrescription {
   int fractions = 0;              ///< (>= 1 when target is set)
 };
 
+/// The collapsed-cone engine's settings (photon::PhotonDoseParameters).
+struct CasePhotonEngineSettings {
+  int polarCones = 8;  ///< must divide 48
+  int azimuthalCones = 12;
+  photon::DepositStrategy deposit = photon::DepositStrategy::AtomicFree;
+};
+
 struct CaseEngineSettings {
   Backend backend = Backend::Auto;
   DdaVariant variant = DdaVariant::BranchFree;
   double doseGridSpacingMm = 0;  ///< isotropic dose grid spacing [mm]; 0: the CT grid
+  CasePhotonEngineSettings photon;
+};
+
+/// A photon beam: the engine's beam (geometry, jaws, aperture polygons, MU) and the structure
+/// its conformal aperture was grown from, so that a reopened case can regrow it when the
+/// geometry changes. The polygons are kept as written either way.
+struct CasePhotonBeam {
+  photon::PhotonBeam beam;
+  std::string apertureTarget;   ///< empty: open field (jaws), or polygons of unknown origin
+  double apertureMarginMm = 0;  ///< [mm]
 };
 
 /// A computed dose kept with the case (file empty: not exported).
@@ -66,7 +92,10 @@ struct CaseDoseSet {
 struct CaseFile {
   CaseDataLocation data;
   CasePrescription prescription;
-  std::vector<proton::ProtonBeam> beams;  ///< modality "proton" (the only one so far)
+  std::vector<proton::ProtonBeam> beams;  ///< modality "proton"
+  /// Modality "photon". The document lists the proton beams first, then the photon beams (a
+  /// plan that interleaves them reopens in that order).
+  std::vector<CasePhotonBeam> photonBeams;
   proton::SpotGenerationOptions spotGeneration;
   CaseEngineSettings engine;
   /// The GUI's display settings as JSON object text (compact); "{}" when none. io keeps it
@@ -84,8 +113,8 @@ CaseFile readCaseFile(const std::string& path);
 
 /// The JSON text of a case (2-space indent). Doubles are written with 17 significant digits, so
 /// parse(format(c)) == c exactly. Throws InvalidArgument (naming the path) for values the
-/// document cannot hold: non-finite numbers, negative weights, a display text that is not a
-/// JSON object.
+/// document cannot hold: non-finite numbers, negative weights or MU, a display text that is
+/// not a JSON object.
 std::string formatCaseFile(const CaseFile& c);
 /// Writes atomically: the text goes to a temporary file in the same folder, is flushed to disk,
 /// then renamed over `path`; on any failure the temporary is removed and an existing `path` is

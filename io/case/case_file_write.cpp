@@ -72,6 +72,46 @@ json beamJson(const proton::ProtonBeam& b, std::size_t index, std::vector<std::s
           {"layers", std::move(layers)}};
 }
 
+json photonBeamJson(const CasePhotonBeam& c, std::size_t index, std::vector<std::string>& compactText) {
+  const photon::PhotonBeam& b = c.beam;
+  const std::string path = "beams[" + std::to_string(index) + "]";
+  PENUMBRA_REQUIRE(b.monitorUnits >= 0, InvalidArgument, "case file: " + path + ".monitorUnits must be >= 0");
+  json out = {{"name", b.name},
+              {"modality", "photon"},
+              {"gantry", b.gantryDeg},
+              {"couch", b.couchDeg},
+              {"collimator", b.collimatorDeg},
+              {"isocenter", json::array({b.isocenter.x, b.isocenter.y, b.isocenter.z})},
+              {"sad", b.sadMm},
+              {"jaws", json::array({b.x1Mm, b.x2Mm, b.y1Mm, b.y2Mm})},
+              {"monitorUnits", b.monitorUnits}};
+  if (!b.aperture.empty() || !c.apertureTarget.empty()) {
+    // One polygon per line, like the proton layers (an aperture has 10^2-10^3 points).
+    json polygons = json::array();
+    for (std::size_t p = 0; p < b.aperture.size(); ++p) {
+      json poly = json::array();
+      for (const auto& q : b.aperture[p]) poly.push_back(json::array({q[0], q[1]}));
+      requireFinite(poly, path + ".aperture.polygons[" + std::to_string(p) + "]");
+      compactText.push_back(poly.dump());
+      polygons.push_back(placeholder(compactText.size() - 1));
+    }
+    out["aperture"] = {{"target", c.apertureTarget}, {"margin", c.apertureMarginMm}, {"polygons", std::move(polygons)}};
+  }
+  return out;
+}
+
+/// The beams with their layers and aperture polygons parsed back in place of the placeholders
+/// (the slow, safe form: only those positions hold placeholders, whatever user strings spell).
+void expandPlaceholders(json& beams, const std::vector<std::string>& compactText) {
+  std::size_t k = 0;
+  for (auto& b : beams) {
+    if (b.contains("layers"))
+      for (auto& layer : b["layers"]) layer = json::parse(compactText[k++]);
+    if (b.contains("aperture"))
+      for (auto& poly : b["aperture"]["polygons"]) poly = json::parse(compactText[k++]);
+  }
+}
+
 std::string systemError(int err) { return std::strerror(err); }
 
 /// Writes all of `text` to a new file and fsyncs it; false with errno kept on failure.
@@ -105,6 +145,8 @@ std::string formatCaseFile(const CaseFile& c) {
   json beams = json::array();
   std::vector<std::string> layerText;
   for (std::size_t b = 0; b < c.beams.size(); ++b) beams.push_back(beamJson(c.beams[b], b, layerText));
+  for (std::size_t b = 0; b < c.photonBeams.size(); ++b)
+    beams.push_back(photonBeamJson(c.photonBeams[b], c.beams.size() + b, layerText));
   doc["beams"] = std::move(beams);
   const proton::SpotGenerationOptions& o = c.spotGeneration;
   doc["spotGeneration"] = {
@@ -118,9 +160,16 @@ std::string formatCaseFile(const CaseFile& c) {
       {"depthWeightExponent", o.depthWeightExponent},
       {"raySpacing", o.raySpacingMm}};
   static const char* const backends[] = {"cpu", "cuda", "auto"};
+  const CasePhotonEngineSettings& ph = c.engine.photon;
+  PENUMBRA_REQUIRE(ph.polarCones >= 1 && 48 % ph.polarCones == 0 && ph.azimuthalCones >= 1, InvalidArgument,
+                   "case file: engine.photon: polar cones must divide 48 and azimuthal cones be >= 1");
   doc["engine"] = {{"backend", backends[int(c.engine.backend)]},
                    {"variant", c.engine.variant == DdaVariant::Classic ? "classic" : "dda-nc"},
-                   {"doseGridSpacing", c.engine.doseGridSpacingMm}};
+                   {"doseGridSpacing", c.engine.doseGridSpacingMm},
+                   {"photon",
+                    {{"polarCones", ph.polarCones},
+                     {"azimuthalCones", ph.azimuthalCones},
+                     {"deposit", ph.deposit == photon::DepositStrategy::Atomic ? "atomic" : "atomic-free"}}}};
   json display;
   try {
     display = json::parse(c.displayJson.empty() ? std::string("{}") : c.displayJson);
@@ -142,9 +191,7 @@ std::string formatCaseFile(const CaseFile& c) {
   if (occurrences != layerText.size()) {
     // Some string of the case spells a placeholder: write the same document without compact
     // layers (one number per line) rather than risk a wrong replacement.
-    std::size_t k = 0;
-    for (auto& b : doc["beams"])
-      for (auto& layer : b["layers"]) layer = json::parse(layerText[k++]);
+    expandPlaceholders(doc["beams"], layerText);
     return doc.dump(2) + "\n";
   }
   std::size_t from = 0;

@@ -1,5 +1,6 @@
-// Case files: exact round trip, validation errors that name the JSON path, atomic writes that
-// never damage an existing file.
+// Case files: exact round trip (proton and photon beams), validation errors that name the JSON
+// path, files written before photon beams existed, atomic writes that never damage an existing
+// file.
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -69,11 +70,29 @@ CaseFile sampleCase(int spotsPerLayer = 7) {
     }
     c.beams.push_back(beam);
   }
+  // Photon beams: an open field and a conformal aperture of two polygons.
+  CasePhotonBeam open;
+  open.beam.name = "X G0";
+  open.beam.gantryDeg = 0;
+  open.beam.collimatorDeg = 1.0 / 3.0;
+  open.beam.isocenter = {-3.0, 1.0 / 3.0, 0.1};
+  open.beam.x1Mm = -50, open.beam.x2Mm = 40.5, open.beam.y1Mm = -30, open.beam.y2Mm = 50;
+  open.beam.monitorUnits = 123.4;
+  c.photonBeams.push_back(open);
+  CasePhotonBeam conformal = open;
+  conformal.beam.name = "X G270 conformal";
+  conformal.beam.gantryDeg = 270;
+  conformal.beam.couchDeg = 10;
+  conformal.beam.sadMm = 1000.5;
+  conformal.beam.aperture = {{{-20.1, -20}, {20, -20}, {20.0 / 3.0, 20}, {-20, 20}}, {{30, 30}, {40, 30}, {35, 0.1}}};
+  conformal.apertureTarget = "OuterTarget";
+  conformal.apertureMarginMm = 5;
+  c.photonBeams.push_back(conformal);
   c.spotGeneration.spotSpacingMm = 4.5;
   c.spotGeneration.pattern = proton::SpotGridPattern::Square;
   c.spotGeneration.weighting = proton::SpotWeighting::DepthWeighted;
   c.spotGeneration.layerSpacingMm = 0;
-  c.engine = {Backend::Cuda, DdaVariant::Classic, 2.5};
+  c.engine = {Backend::Cuda, DdaVariant::Classic, 2.5, {6, 7, photon::DepositStrategy::Atomic}};
   c.displayJson = R"({"colormap":"jet","isodoseLevels":[107,100,95],"opacity":0.4})";
   c.doseSets = {{"run 1", "dose1.mhd"}, {"not exported", ""}};
   return c;
@@ -121,6 +140,29 @@ void expectEqual(const CaseFile& a, const CaseFile& b) {
   EXPECT_EQ(a.engine.variant, b.engine.variant);
   EXPECT_EQ(a.engine.doseGridSpacingMm, b.engine.doseGridSpacingMm);
   EXPECT_EQ(json::parse(a.displayJson), json::parse(b.displayJson));
+  EXPECT_EQ(a.engine.photon.polarCones, b.engine.photon.polarCones);
+  EXPECT_EQ(a.engine.photon.azimuthalCones, b.engine.photon.azimuthalCones);
+  EXPECT_EQ(a.engine.photon.deposit, b.engine.photon.deposit);
+  ASSERT_EQ(a.photonBeams.size(), b.photonBeams.size());
+  for (std::size_t i = 0; i < a.photonBeams.size(); ++i) {
+    const auto &x = a.photonBeams[i].beam, &y = b.photonBeams[i].beam;
+    EXPECT_EQ(x.name, y.name);
+    EXPECT_EQ(x.gantryDeg, y.gantryDeg);
+    EXPECT_EQ(x.couchDeg, y.couchDeg);
+    EXPECT_EQ(x.collimatorDeg, y.collimatorDeg);
+    EXPECT_EQ(x.isocenter.x, y.isocenter.x);
+    EXPECT_EQ(x.isocenter.y, y.isocenter.y);
+    EXPECT_EQ(x.isocenter.z, y.isocenter.z);
+    EXPECT_EQ(x.sadMm, y.sadMm);
+    EXPECT_EQ(x.x1Mm, y.x1Mm);
+    EXPECT_EQ(x.x2Mm, y.x2Mm);
+    EXPECT_EQ(x.y1Mm, y.y1Mm);
+    EXPECT_EQ(x.y2Mm, y.y2Mm);
+    EXPECT_EQ(x.monitorUnits, y.monitorUnits);
+    EXPECT_EQ(x.aperture, y.aperture);  // exact: 17 significant digits
+    EXPECT_EQ(a.photonBeams[i].apertureTarget, b.photonBeams[i].apertureTarget);
+    EXPECT_EQ(a.photonBeams[i].apertureMarginMm, b.photonBeams[i].apertureMarginMm);
+  }
   ASSERT_EQ(a.doseSets.size(), b.doseSets.size());
   for (std::size_t i = 0; i < a.doseSets.size(); ++i) {
     EXPECT_EQ(a.doseSets[i].name, b.doseSets[i].name);
@@ -155,6 +197,42 @@ TEST(CaseFile, MinimalDocumentTakesDefaults) {
   EXPECT_EQ(c.engine.variant, DdaVariant::BranchFree);
   EXPECT_EQ(c.spotGeneration.spotSpacingMm, proton::SpotGenerationOptions{}.spotSpacingMm);
   EXPECT_EQ(c.displayJson, "{}");
+  EXPECT_TRUE(c.photonBeams.empty());
+  EXPECT_EQ(c.engine.photon.polarCones, 8);
+  EXPECT_EQ(c.engine.photon.deposit, photon::DepositStrategy::AtomicFree);
+}
+
+TEST(CaseFile, FilesWithoutPhotonBeamsStillOpen) {
+  // A version-1 case as written before photon beams existed: proton beams without "modality",
+  // an engine section without "photon".
+  const CaseFile c = parseCaseFile(R"({"version": 1, "data": {"dicomFolder": "ct"},
+      "beams": [{"name": "G0", "gantry": 0, "isocenter": [1, 2, 3],
+                 "layers": [{"energy": 120, "spots": [[0, 0, 1]]}]}],
+      "engine": {"backend": "cpu", "variant": "classic", "doseGridSpacing": 3}})");
+  ASSERT_EQ(c.beams.size(), 1u);
+  EXPECT_EQ(c.beams[0].spotCount(), 1u);
+  EXPECT_TRUE(c.photonBeams.empty());
+  EXPECT_EQ(c.engine.backend, Backend::Cpu);
+  EXPECT_EQ(c.engine.photon.azimuthalCones, 12);
+}
+
+TEST(CaseFile, PhotonBeamsFollowTheProtonBeams) {
+  const json doc = json::parse(formatCaseFile(sampleCase()));
+  ASSERT_EQ(doc["beams"].size(), 4u);
+  EXPECT_EQ(doc["beams"][1]["modality"], "proton");
+  EXPECT_EQ(doc["beams"][2]["modality"], "photon");
+  EXPECT_FALSE(doc["beams"][2].contains("aperture"));  // open field: jaws only
+  EXPECT_EQ(doc["beams"][3]["aperture"]["target"], "OuterTarget");
+  EXPECT_EQ(doc["beams"][3]["aperture"]["polygons"].size(), 2u);
+  // Minimal photon beam: optional fields take the engine's defaults.
+  const CaseFile c = parseCaseFile(R"({"version": 1, "data": {"dicomFolder": "ct"},
+      "beams": [{"name": "X", "modality": "photon", "gantry": 90, "isocenter": [0, 0, 0],
+                 "jaws": [-20, 20, -10, 10], "monitorUnits": 50}]})");
+  ASSERT_EQ(c.photonBeams.size(), 1u);
+  EXPECT_EQ(c.photonBeams[0].beam.sadMm, 1000);
+  EXPECT_EQ(c.photonBeams[0].beam.collimatorDeg, 0);
+  EXPECT_TRUE(c.photonBeams[0].beam.aperture.empty());
+  EXPECT_EQ(c.photonBeams[0].beam.y2Mm, 10);
 }
 
 /// Applies `edit` to the sample document and expects an error whose message contains `needle`.
@@ -193,8 +271,21 @@ TEST(CaseFile, MalformedDocumentsNameThePath) {
   expectError([](json& d) { d["version"] = "1"; }, "version: expected an integer");
   expectError([](json& d) { d["format"] = "other"; }, "format: expected \"penumbra-case\"");
   expectError([](json& d) { d["version"] = 2; }, "version 2 is not supported", ErrorCode::Unsupported);
-  expectError([](json& d) { d["beams"][1]["modality"] = "photon"; }, "beams[1].modality",
+  expectError([](json& d) { d["beams"][1]["modality"] = "electron"; }, "beams[1].modality",
               ErrorCode::Unsupported);
+  // A proton beam relabelled photon: its proton keys are unknown to a photon beam.
+  expectError([](json& d) { d["beams"][1]["modality"] = "photon"; }, "beams[1].jaws: missing");
+  expectError([](json& d) { d["beams"][2]["jaws"] = {10, -10, -5, 5}; }, "beams[2].jaws: jaws must open");
+  expectError([](json& d) { d["beams"][2]["jaws"] = {1, 2, 3}; }, "beams[2].jaws: expected [x1, x2, y1, y2]");
+  expectError([](json& d) { d["beams"][2].erase("monitorUnits"); }, "beams[2].monitorUnits: missing");
+  expectError([](json& d) { d["beams"][2]["monitorUnits"] = -1; }, "beams[2].monitorUnits: must be >= 0");
+  expectError([](json& d) { d["beams"][3]["aperture"]["polygons"][1] = json::array({json::array({0, 0}), json::array({1, 1})}); },
+              "beams[3].aperture.polygons[1]: expected a polygon");
+  expectError([](json& d) { d["beams"][3]["aperture"]["polygons"][0][2] = json::array({1}); },
+              "beams[3].aperture.polygons[0][2]: expected [u, v]");
+  expectError([](json& d) { d["beams"][3]["aperture"]["margn"] = 1; }, "beams[3].aperture.margn: unknown key");
+  expectError([](json& d) { d["engine"]["photon"]["polarCones"] = 5; }, "engine.photon.polarCones: must divide 48");
+  expectError([](json& d) { d["engine"]["photon"]["deposit"] = "fast"; }, "engine.photon.deposit");
   expectError([](json& d) { d = json::array(); }, "(document): expected an object");
   EXPECT_THROW(parseCaseFile("{\"version\": 1, "), Error);
   try {
