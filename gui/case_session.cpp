@@ -52,6 +52,7 @@ QJsonObject displayStateToJson(const PlanningWorkspace& ws, const ViewState& sta
   o["washVisible"] = d.washVisible();
   o["isodosesVisible"] = d.isodosesVisible();
   o["surfacesVisible"] = d.surfacesVisible();
+  o["clipDoseToExternal"] = d.clipToExternal();
   QJsonArray levels;
   for (const IsodoseLevel& l : d.isodoseLevels())
     levels.append(QJsonObject{{"percent", l.percent}, {"color", l.color.name()}, {"surface", l.surface}});
@@ -89,6 +90,8 @@ void applyDisplayState(const QJsonObject& o, PlanningWorkspace& ws, ViewState& s
   if (o["washVisible"].isBool()) d.setWashVisible(o["washVisible"].toBool());
   if (o["isodosesVisible"].isBool()) d.setIsodosesVisible(o["isodosesVisible"].toBool());
   if (o["surfacesVisible"].isBool()) d.setSurfacesVisible(o["surfacesVisible"].toBool());
+  // Absent from cases saved before clipping existed: the current setting (on by default) stays.
+  if (o["clipDoseToExternal"].isBool()) d.setClipToExternal(o["clipDoseToExternal"].toBool());
   if (o["isodoseLevels"].isArray()) {
     std::vector<IsodoseLevel> levels;
     for (const QJsonValue& v : o["isodoseLevels"].toArray()) {

@@ -5,6 +5,7 @@
 /// editor, and the display settings, which go into the case's free-form "display" object:
 ///   { "colorMap": "rainbow", "washOpacity": 0.45, "washThresholdPercent": 10,
 ///     "washVisible": true, "isodosesVisible": true, "surfacesVisible": true,
+///     "clipDoseToExternal": true,
 ///     "isodoseLevels": [ { "percent": 107, "color": "#ff00ff", "surface": false }, ... ],
 ///     "window": 400, "level": 40, "visibleStructures": [ "BODY", ... ],
 ///     "dvhHiddenStructures": [ ... ], "beamTargets": [ "PTV", ... ], "currentBeam": 0 }

@@ -56,6 +56,12 @@ void DoseDisplaySettings::setSurfacesVisible(bool on) {
   emit surfacesChanged();
 }
 
+void DoseDisplaySettings::setClipToExternal(bool on) {
+  if (on == clipToExternal_) return;
+  clipToExternal_ = on;
+  emit clipChanged();
+}
+
 void DoseDisplaySettings::setIsodoseLevels(std::vector<IsodoseLevel> levels) {
   levels.erase(std::remove_if(levels.begin(), levels.end(),
                               [](const IsodoseLevel& l) { return !(l.percent > 0); }),

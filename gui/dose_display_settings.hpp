@@ -1,7 +1,8 @@
 #pragma once
 /// How dose is drawn: colour wash (colour map, opacity, lower threshold), isodose levels (in %
-/// of the prescription, each with a colour and whether it gets a 3D surface). Shared by every
-/// dose display of every view; the dose panel edits it. Nothing here renders.
+/// of the prescription, each with a colour and whether it gets a 3D surface), and whether the
+/// display stops at the patient outline (dose_clip.hpp). Shared by every dose display of every
+/// view; the dose panel edits it. Nothing here renders.
 #include <array>
 #include <vector>
 
@@ -43,6 +44,10 @@ public:
   void setIsodosesVisible(bool on);
   bool surfacesVisible() const { return surfacesVisible_; }
   void setSurfacesVisible(bool on);
+  /// Wash, isodose lines and surfaces are drawn only inside the external structure (when the
+  /// patient has one: doseClipMask()). Display only: dose values and DVHs are not clipped.
+  bool clipToExternal() const { return clipToExternal_; }
+  void setClipToExternal(bool on);
 
   /// Sorted from the highest level down.
   const std::vector<IsodoseLevel>& isodoseLevels() const { return levels_; }
@@ -52,12 +57,15 @@ signals:
   void washChanged();
   void isodosesChanged();
   void surfacesChanged();
+  /// clipToExternal() changed: every dose display redraws.
+  void clipChanged();
 
 private:
   DoseColorMap colorMap_ = DoseColorMap::Rainbow;
   double opacity_ = 0.45;
   double thresholdPercent_ = 10;
   bool washVisible_ = true, isodosesVisible_ = true, surfacesVisible_ = true;
+  bool clipToExternal_ = true;
   std::vector<IsodoseLevel> levels_;
 };
 

@@ -11,10 +11,12 @@
 #include <QLabel>
 #include <QPainter>
 #include <QPushButton>
+#include <QSignalBlocker>
 #include <QSlider>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include "dose_clip.hpp"
 #include "dose_display_settings.hpp"
 #include "dose_set_store.hpp"
 #include "plan_controller.hpp"
@@ -65,7 +67,12 @@ enum Column { kPercent, kGy, kColour, kSurface, kColumns };
 
 DosePanel::DosePanel(DoseSetStore* store, DoseDisplaySettings* settings, PlanController* controller,
                      QWidget* parent)
-    : QWidget(parent), store_(store), settings_(settings), controller_(controller), plan_(controller->plan()) {
+    : QWidget(parent),
+      store_(store),
+      settings_(settings),
+      controller_(controller),
+      plan_(controller->plan()),
+      state_(controller->viewState()) {
   setObjectName("dosePanel");
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
@@ -83,8 +90,11 @@ DosePanel::DosePanel(DoseSetStore* store, DoseDisplaySettings* settings, PlanCon
   });
   connect(settings, &DoseDisplaySettings::isodosesChanged, this, &DosePanel::refreshIsodoseTable);
   connect(settings, &DoseDisplaySettings::washChanged, colorBar_, qOverload<>(&QWidget::update));
+  connect(settings, &DoseDisplaySettings::clipChanged, this, &DosePanel::refreshClip);
+  if (state_) connect(state_, &ViewState::sceneChanged, this, &DosePanel::refreshClip);
   refreshSets();
   refreshIsodoseTable();
+  refreshClip();
 }
 
 QWidget* DosePanel::buildSetBox() {
@@ -117,6 +127,10 @@ QWidget* DosePanel::buildSetBox() {
   row->addWidget(normaliseMode_);
   row->addWidget(normalise);
   form->addRow(tr("Normalise to"), row);
+  clip_ = new QCheckBox;
+  clip_->setObjectName("clipDoseCheck");
+  form->addRow(clip_);
+  connect(clip_, &QCheckBox::toggled, settings_, &DoseDisplaySettings::setClipToExternal);
   connect(sets_, &QComboBox::activated, store_, &DoseSetStore::setCurrentIndex);
   connect(prescription_, &QDoubleSpinBox::valueChanged, plan_, &PlanModel::setPrescriptionGy);
   connect(plan_, &PlanModel::prescriptionChanged, prescription_, [this](double gy) {
@@ -248,6 +262,31 @@ void DosePanel::refreshInfo() {
   if (!set->normalisationNote.isEmpty())
     text += tr("; normalised: %1 (x %2)").arg(set->normalisationNote).arg(set->normalisation, 0, 'g', 4);
   info_->setText(text);
+}
+
+void DosePanel::refreshClip() {
+  const auto scene = state_ ? state_->scene() : nullptr;
+  const int index = scene ? externalStructureIndex(scene->displayPatient().structures) : -1;
+  const QSignalBlocker block(clip_);  // the setting is the user's choice; this only shows it
+  if (index < 0) {
+    clip_->setText(tr("Clip dose to the patient outline"));
+    clip_->setChecked(false);
+    clip_->setEnabled(false);
+    clip_->setToolTip(scene ? tr("This patient has no external structure (RT ROI Interpreted Type "
+                                 "EXTERNAL, or named BODY, External, Skin or Outline): the dose is "
+                                 "shown on its whole grid, air included.")
+                            : tr("No patient is open."));
+    return;
+  }
+  const auto& structures = scene->displayPatient().structures.structures;
+  const QString name = QString::fromStdString(structures[std::size_t(index)].name);
+  clip_->setText(tr("Clip dose to %1").arg(name));
+  clip_->setEnabled(true);
+  clip_->setChecked(settings_->clipToExternal());
+  clip_->setToolTip(tr("Draw the colour wash, isodose lines and 3D isodose surfaces only inside "
+                       "%1, as clinical planning systems do. Display only: dose values, DVHs and "
+                       "exports keep the dose outside it.")
+                        .arg(name));
 }
 
 void DosePanel::refreshIsodoseTable() {

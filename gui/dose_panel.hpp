@@ -1,8 +1,10 @@
 #pragma once
 /// The dose display panel (dock "Dose"): which dose set is shown, the prescription (Gy; the
 /// isodose levels are % of it), colour wash (colour map, opacity, lower threshold), isodose
-/// levels (editable table: %, colour, 3D surface) with a colour legend, and normalisation of a
-/// computed plan to the prescription.
+/// levels (editable table: %, colour, 3D surface) with a colour legend, normalisation of a
+/// computed plan to the prescription, and whether the dose display stops at the patient
+/// outline ("Clip dose to BODY"; disabled, with the reason as tooltip, when the patient has no
+/// external structure: dose_clip.hpp).
 #include <QWidget>
 
 class QCheckBox;
@@ -18,6 +20,7 @@ class DoseDisplaySettings;
 class DoseSetStore;
 class PlanController;
 class PlanModel;
+class ViewState;
 
 class DosePanel : public QWidget {
   Q_OBJECT
@@ -41,15 +44,18 @@ private:
   void refreshIsodoseTable();
   void applyIsodoseTable();
   void refreshInfo();
+  void refreshClip();
 
   DoseSetStore* store_;
   DoseDisplaySettings* settings_;
   PlanController* controller_;
   PlanModel* plan_;
+  const ViewState* state_;
   QComboBox* sets_ = nullptr;
   QLabel* info_ = nullptr;
   QDoubleSpinBox* prescription_ = nullptr;
   QComboBox* normaliseMode_ = nullptr;
+  QCheckBox* clip_ = nullptr;
   QComboBox* colorMap_ = nullptr;
   QSlider* opacity_ = nullptr;
   QDoubleSpinBox* threshold_ = nullptr;

@@ -1,6 +1,7 @@
 #include "dose_slice.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "dose_set_store.hpp"
@@ -19,7 +20,7 @@ std::array<int, 2> inPlaneAxes(SliceOrientation o) {
 }  // namespace
 
 DoseSlice sampleDoseSlice(const Volume<float>& dose, const PatientScene& scene,
-                          SliceOrientation orientation, int slice) {
+                          SliceOrientation orientation, int slice, const Mask* clip) {
   DoseSlice out;
   const Grid& dg = dose.grid;
   const Grid& sg = scene.grid();
@@ -45,12 +46,27 @@ DoseSlice sampleDoseSlice(const Volume<float>& dose, const PatientScene& scene,
   out.nu = u1 - u0 + 1;
   out.nv = v1 - v0 + 1;
   out.gy.assign(std::size_t(out.nu) * std::size_t(out.nv), 0.0f);
+  // The display patient's masks share the display grid: one byte per sample, no resampling.
+  // A mask on another grid (not made by PatientScene) is looked up by position instead; a
+  // mask without voxels clips nothing (hiding all dose would look like a failed computation).
+  if (clip && (clip->grid.empty() || clip->data.size() != clip->grid.voxelCount())) clip = nullptr;
+  const bool clipOnDisplayGrid = clip && clip->grid.sameGeometry(sg);
+  auto outside = [&](const Vec3& ijk) {
+    if (!clip) return false;
+    std::array<int, 3> c{int(std::lround(ijk.x)), int(std::lround(ijk.y)), int(std::lround(ijk.z))};
+    if (!clipOnDisplayGrid && !clip->grid.worldToNearestIndex(sg.indexToWorld(ijk), c)) return true;
+    return !clip->grid.containsIndex(c[0], c[1], c[2]) || clip->at(c[0], c[1], c[2]) == 0;
+  };
   Vec3 ijk;
   ijk[n] = slice;
   for (int iv = 0; iv < out.nv; ++iv) {
     ijk[va] = v0 + iv;
     for (int iu = 0; iu < out.nu; ++iu) {
       ijk[ua] = u0 + iu;
+      if (outside(ijk)) {
+        out.gy[std::size_t(iv) * std::size_t(out.nu) + std::size_t(iu)] = kClippedGy;
+        continue;
+      }
       double gy = 0;
       if (sampleDose(dose, sg.indexToWorld(ijk), gy))
         out.gy[std::size_t(iv) * std::size_t(out.nu) + std::size_t(iu)] = float(gy);

@@ -22,9 +22,15 @@ struct DoseSlice {
   float at(int iu, int iv) const { return gy[std::size_t(iv) * std::size_t(nu) + std::size_t(iu)]; }
 };
 
-/// Samples `dose` on slice `slice` of `orientation` of the scene's display grid.
+/// Value of samples clipped away (outside the clip mask): just below 0 Gy, so below every wash
+/// threshold (0 % included: the wash is transparent there) and every isodose level (> 0),
+/// and iso-lines close within one display voxel of the outline as they would against 0 Gy.
+inline constexpr float kClippedGy = -1e-6f;
+
+/// Samples `dose` on slice `slice` of `orientation` of the scene's display grid. With `clip`
+/// (a mask on the display grid, dose_clip.hpp) samples at voxels outside it are kClippedGy.
 DoseSlice sampleDoseSlice(const Volume<float>& dose, const PatientScene& scene,
-                          SliceOrientation orientation, int slice);
+                          SliceOrientation orientation, int slice, const Mask* clip = nullptr);
 
 /// Segments of the iso-line dose == `level` [Gy], in display-grid in-plane indices (u, v).
 /// Saddle cells are resolved by the cell-centre average.

@@ -1,5 +1,7 @@
 #include "dose_surface_display.hpp"
 
+#include <algorithm>
+
 #include <QtConcurrent/QtConcurrentRun>
 #include <vtkActor.h>
 #include <vtkFlyingEdges3D.h>
@@ -12,6 +14,7 @@
 #include <vtkProperty.h>
 #include <vtkRenderer.h>
 
+#include "dose_clip.hpp"
 #include "dose_display_settings.hpp"
 #include "dose_set_store.hpp"
 #include "plan_model.hpp"
@@ -27,6 +30,7 @@ DoseSurfaceDisplay::DoseSurfaceDisplay(vtkRenderer* renderer, const ViewState* s
   connect(state, &ViewState::sceneChanged, this, &DoseSurfaceDisplay::schedule);
   connect(store, &DoseSetStore::currentDoseSetChanged, this, &DoseSurfaceDisplay::schedule);
   connect(settings, &DoseDisplaySettings::surfacesChanged, this, &DoseSurfaceDisplay::schedule);
+  connect(settings, &DoseDisplaySettings::clipChanged, this, &DoseSurfaceDisplay::schedule);
   connect(plan, &PlanModel::prescriptionChanged, this, &DoseSurfaceDisplay::schedule);
 }
 
@@ -40,6 +44,20 @@ long long DoseSurfaceDisplay::triangleCount() const {
   for (const auto& a : actors_)
     if (auto* pd = vtkPolyData::SafeDownCast(a->GetMapper()->GetInput())) n += pd->GetNumberOfPolys();
   return n;
+}
+
+bool DoseSurfaceDisplay::surfaceBounds(double bounds[6]) const {
+  bool any = false;
+  for (const auto& a : actors_) {
+    const double* b = a->GetBounds();  // with the user matrix: display frame
+    if (!b) continue;
+    for (int i = 0; i < 6; i += 2) {
+      bounds[i] = any ? std::min(bounds[i], b[i]) : b[i];
+      bounds[i + 1] = any ? std::max(bounds[i + 1], b[i + 1]) : b[i + 1];
+    }
+    any = true;
+  }
+  return any;
 }
 
 void DoseSurfaceDisplay::clearActors() {
@@ -68,10 +86,31 @@ void DoseSurfaceDisplay::start() {
     emit surfacesUpdated();
     return;
   }
-  watcher_.setFuture(QtConcurrent::run([set, levels] {
+  // The clip mask on the dose grid: from the cache when it was made from the same display mask
+  // onto the same grid, else resampled on the worker (the scene, captured, keeps it alive).
+  std::shared_ptr<const PatientScene> scene = state_->scene();
+  const Mask* clip = doseClipMask(*scene, settings_->clipToExternal());
+  std::shared_ptr<const Mask> cached;
+  if (clip && clipCache_.onDoseGrid && clipCache_.source == clip &&
+      clipCache_.scene.lock() == scene && clipCache_.onDoseGrid->grid.sameGeometry(set->dose.grid()))
+    cached = clipCache_.onDoseGrid;
+  if (clipCache_.scene.lock() != scene) clipCache_ = {};  // a closed patient's mask goes now
+  watcher_.setFuture(QtConcurrent::run([set, levels, scene, clip, cached] {
     Result r;
     r.levels = levels;
+    r.scene = scene;
+    r.clipSource = clip;
     const Grid& g = set->dose.grid();
+    const std::vector<float>& dose = set->dose.dose.data;
+    std::vector<float> clipped;  // dose with 0 outside the clip mask; outlives the filters
+    if (clip) {
+      r.clipOnDoseGrid = cached ? cached : std::make_shared<const Mask>(maskOnGrid(*clip, g));
+      const std::vector<std::uint8_t>& inside = r.clipOnDoseGrid->data;
+      if (inside.size() == dose.size()) {
+        clipped.resize(dose.size());
+        for (std::size_t n = 0; n < dose.size(); ++n) clipped[n] = inside[n] ? dose[n] : 0.0f;
+      }
+    }
     // The image in the dose grid's index frame scaled by spacing; the actor's user matrix adds
     // the direction and origin (LPS = origin + direction * (index * spacing)).
     auto image = vtkSmartPointer<vtkImageData>::New();
@@ -79,9 +118,10 @@ void DoseSurfaceDisplay::start() {
     image->SetSpacing(g.spacing.x, g.spacing.y, g.spacing.z);
     image->SetOrigin(0, 0, 0);
     auto scalars = vtkSmartPointer<vtkFloatArray>::New();
-    // save = 1: the DoseSet (captured, immutable) owns the voxels and outlives the filter.
-    scalars->SetArray(const_cast<float*>(set->dose.dose.data.data()),
-                      vtkIdType(set->dose.dose.data.size()), 1);
+    // save = 1: the DoseSet (captured, immutable) or `clipped` owns the voxels and outlives
+    // the filters (their outputs do not refer to the input scalars).
+    float* voxels = clipped.empty() ? const_cast<float*>(dose.data()) : clipped.data();
+    scalars->SetArray(voxels, vtkIdType(dose.size()), 1);
     image->GetPointData()->SetScalars(scalars);
     for (const Level& l : levels) {
       auto fe = vtkSmartPointer<vtkFlyingEdges3D>::New();
@@ -100,6 +140,8 @@ void DoseSurfaceDisplay::start() {
 
 void DoseSurfaceDisplay::onFinished() {
   Result r = watcher_.result();
+  if (r.clipOnDoseGrid && state_->scene() && r.scene.lock() == state_->scene())
+    clipCache_ = {r.scene, r.clipSource, r.clipOnDoseGrid};
   clearActors();
   if (pending_) return start();  // settings moved on while we built: build again
   const auto set = store_->current();

@@ -12,9 +12,9 @@
 #include <vtkPointData.h>
 #include <vtkRenderer.h>
 
+#include "dose_clip.hpp"
 #include "dose_display_settings.hpp"
 #include "dose_set_store.hpp"
-#include "dose_slice.hpp"
 #include "plan_model.hpp"
 
 namespace penumbra::gui {
@@ -43,6 +43,7 @@ DoseWashDisplay::DoseWashDisplay(vtkRenderer* renderer, const ViewState* state,
   });
   connect(store, &DoseSetStore::currentDoseSetChanged, this, &DoseWashDisplay::rebuild);
   connect(settings, &DoseDisplaySettings::washChanged, this, &DoseWashDisplay::rebuild);
+  connect(settings, &DoseDisplaySettings::clipChanged, this, &DoseWashDisplay::rebuild);
   connect(plan, &PlanModel::prescriptionChanged, this, &DoseWashDisplay::rebuild);
 }
 
@@ -56,9 +57,11 @@ void DoseWashDisplay::rebuild() {
   const auto& scene = state()->scene();
   const auto set = store_->current();
   shownSlice_ = state()->sliceIndex(orientation());
-  DoseSlice s;
+  slice_ = {};
   if (scene && set && settings_->washVisible())
-    s = sampleDoseSlice(set->dose.dose, *scene, orientation(), state()->sliceIndex(orientation()));
+    slice_ = sampleDoseSlice(set->dose.dose, *scene, orientation(), shownSlice_,
+                             doseClipMask(*scene, settings_->clipToExternal()));
+  const DoseSlice& s = slice_;
   if (s.empty()) {
     if (inRenderer_) {
       renderer()->RemoveViewProp(actor_);

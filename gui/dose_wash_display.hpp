@@ -1,9 +1,12 @@
 #pragma once
 /// Dose colour wash on a slice view: the current dose set cut by the slice plane (DoseSlice,
 /// on the display grid), mapped through the chosen colour map from the lower threshold (% of
-/// the prescription) to the set's maximum, blended over the CT with the chosen opacity.
+/// the prescription) to the set's maximum, blended over the CT with the chosen opacity. With
+/// clipping on (DoseDisplaySettings::clipToExternal) it is transparent outside the patient
+/// outline.
 #include <vtkSmartPointer.h>
 
+#include "dose_slice.hpp"
 #include "slice_overlay.hpp"
 
 class vtkImageActor;
@@ -27,6 +30,8 @@ public:
 
   /// True when the wash actor is in the renderer and visible (a dose set crosses this slice).
   bool isShowing() const;
+  /// The dose slice shown (empty when none): clipped samples are kClippedGy. For tests.
+  const DoseSlice& shownSlice() const { return slice_; }
 
 private:
   void rebuild();
@@ -39,6 +44,7 @@ private:
   vtkSmartPointer<vtkLookupTable> lut_;
   vtkSmartPointer<vtkImageMapToColors> colors_;
   vtkSmartPointer<vtkImageActor> actor_;
+  DoseSlice slice_;
   bool inRenderer_ = false;
   int shownSlice_ = -1;
 };

@@ -14,6 +14,7 @@
 #include <vtkTextProperty.h>
 #include <vtkUnsignedCharArray.h>
 
+#include "dose_clip.hpp"
 #include "dose_display_settings.hpp"
 #include "dose_set_store.hpp"
 #include "dose_slice.hpp"
@@ -50,6 +51,7 @@ IsodoseDisplay::IsodoseDisplay(vtkRenderer* renderer, const ViewState* state,
   });
   connect(store, &DoseSetStore::currentDoseSetChanged, this, &IsodoseDisplay::rebuild);
   connect(settings, &DoseDisplaySettings::isodosesChanged, this, &IsodoseDisplay::rebuild);
+  connect(settings, &DoseDisplaySettings::clipChanged, this, &IsodoseDisplay::rebuild);
   connect(plan, &PlanModel::prescriptionChanged, this, &IsodoseDisplay::rebuild);
   rebuild();
 }
@@ -77,8 +79,8 @@ void IsodoseDisplay::rebuild() {
   const auto& levels = settings_->isodoseLevels();
   perLevel_.assign(levels.size(), 0);
   if (scene && set && settings_->isodosesVisible()) {
-    const DoseSlice s =
-        sampleDoseSlice(set->dose.dose, *scene, orientation(), shownSlice_);
+    const DoseSlice s = sampleDoseSlice(set->dose.dose, *scene, orientation(), shownSlice_,
+                                        doseClipMask(*scene, settings_->clipToExternal()));
     const double rx = plan_->prescriptionGy();
     for (std::size_t l = 0; l < levels.size(); ++l) {
       const auto segs = doseIsoLines(s, float(levels[l].percent / 100.0 * rx));

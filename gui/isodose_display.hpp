@@ -1,8 +1,8 @@
 #pragma once
 /// Isodose lines on a slice view: for every level of DoseDisplaySettings (% of the plan's
 /// prescription) the iso-line of the current dose set on the slice (marching squares on the
-/// DoseSlice the wash uses too), in the level's colour, with a legend in the upper right
-/// corner ("100 %  2.00 Gy").
+/// DoseSlice the wash uses too, clipped to the patient outline like the wash), in the level's
+/// colour, with a legend in the upper right corner ("100 %  2.00 Gy").
 #include <vector>
 
 #include <vtkSmartPointer.h>

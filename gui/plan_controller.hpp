@@ -67,6 +67,8 @@ public:
   PlanModel* plan() const { return plan_; }
   DoseSetStore* doseSets() const { return store_; }
   JobRunner* jobs() const { return jobs_; }
+  /// The views' state (open patient, structures), for panels that follow the scene.
+  const ViewState* viewState() const { return state_; }
 
   /// Adds a beam aimed at the centroid of structure `targetName` (or the CT centre when it is
   /// not found); returns its index, -1 without a patient.
