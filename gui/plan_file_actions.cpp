@@ -11,6 +11,7 @@
 #include "dicom/rt_dose_reader.hpp"
 #include "dicom/rt_dose_writer.hpp"
 #include "dicom/rt_ion_plan_writer.hpp"
+#include "dicom/rt_plan_writer.hpp"
 #include "dose_panel.hpp"
 #include "dose_set_store.hpp"
 #include "job_runner.hpp"
@@ -196,6 +197,12 @@ QString PlanFileActions::suggestedRtIonPlanName() const {
   return "RP_" + fileSafe(id) + "_Penumbra.dcm";
 }
 
+QString PlanFileActions::suggestedRtPlanName() const {
+  const Patient* p = window_->patient();
+  const QString id = p ? QString::fromStdString(p->id.empty() ? p->name : p->id) : QString("patient");
+  return "RP_" + fileSafe(id) + "_Penumbra_photons.dcm";
+}
+
 Job* PlanFileActions::exportRtDose(int doseSetIndex, const QString& path) {
   const auto set = ws_->doseSets()->at(doseSetIndex);
   const Patient* p = window_->patient();
@@ -231,7 +238,11 @@ Job* PlanFileActions::exportRtIonPlan(const QString& path) {
   const Patient* p = window_->patient();
   const std::vector<proton::ProtonBeam> beams = ws_->plan()->engineBeams();
   if (!p || beams.empty()) {
-    showError(tr("Export RT Ion Plan"), tr("No beam has spots: generate spots first."));
+    showError(tr("Export RT Ion Plan"),
+              ws_->plan()->photonBeamCount() > 0
+                  ? tr("No proton beam has spots: generate spots first. (Photon beams are exported with File > "
+                       "Export RT Plan (photons).)")
+                  : tr("No beam has spots: generate spots first."));
     return nullptr;
   }
   io::RtIonPlanWriteOptions o;
@@ -256,6 +267,42 @@ Job* PlanFileActions::exportRtIonPlan(const QString& path) {
     emit exported(path);
   });
   connect(job, &Job::failed, this, [this, job] { showError(tr("Export RT Ion Plan failed"), job->errorMessage()); });
+  return job;
+}
+
+Job* PlanFileActions::exportRtPlan(const QString& path) {
+  const Patient* p = window_->patient();
+  const std::vector<photon::PhotonBeam> beams = ws_->plan()->photonEngineBeams();
+  if (!p || doseOnly_) {
+    showError(tr("Export RT Plan"), tr("No patient with a CT is open: open one and add photon beams first."));
+    return nullptr;
+  }
+  if (beams.empty()) {
+    showError(tr("Export RT Plan"),
+              tr("The plan has no photon beams: add one with Plan > Add photon beam. (Proton beams are "
+                 "exported with File > Export RT Ion Plan.)"));
+    return nullptr;
+  }
+  io::RtPlanWriteOptions o;
+  if (!p->name.empty()) o.patientName = p->name;
+  if (!p->id.empty()) o.patientId = p->id;
+  o.frameOfReferenceUid = p->frameOfReferenceUid;
+  o.studyInstanceUid = studyUid_;
+  o.planName = "Penumbra photon plan";
+  o.targetName = ws_->dosePanel()->normalisationTarget().toStdString();
+  o.dosePerFractionGy = ws_->plan()->prescriptionGy();
+  o.fractions = fractions_;
+  auto result = std::make_shared<io::RtPlanWriteResult>();
+  const std::string file = path.toStdString();
+  Job* job = ws_->jobs()->submit(tr("Export RT Plan %1").arg(QFileInfo(path).fileName()),
+                                 [beams, o, file, result](const JobControl&) { *result = io::writeRtPlan(file, beams, o); });
+  connect(job, &Job::succeeded, this, [this, result, path, n = beams.size()] {
+    if (studyUid_.empty()) studyUid_ = result->studyInstanceUid;
+    for (const auto& w : result->warnings) emit message(tr("RT Plan: %1").arg(QString::fromStdString(w)));
+    emit message(tr("RT Plan written to %1 (%2 photon beams)").arg(path).arg(n));
+    emit exported(path);
+  });
+  connect(job, &Job::failed, this, [this, job] { showError(tr("Export RT Plan failed"), job->errorMessage()); });
   return job;
 }
 

@@ -5,8 +5,10 @@
 ///                                        re-imports the DICOM folder through the normal import
 ///                                        job, then restores the session;
 ///   Export RT Dose... / RT Ion Plan...   DICOM RT (io/dicom writers), as jobs, referencing the
-///                                        open CT's patient and frame of reference (and one
-///                                        study for every export of the session);
+///     / RT Plan (photons)...             open CT's patient and frame of reference (and one
+///                                        study for every export of the session); a plan with
+///                                        both modalities exports its proton beams as RT Ion
+///                                        Plan and its photon beams as RT Plan;
 ///   Import RT Dose...                    a dose from another system becomes a dose set; one in
 ///                                        another frame of reference than the CT is refused;
 ///   Open RT Dose + structures (no CT)... a folder with doses and a structure set but no CT
@@ -47,8 +49,8 @@ public:
   ~PlanFileActions() override;
 
   /// Inserts the actions into `file` before `before` (objectNames actionSaveCase,
-  /// actionOpenCase, actionExportRtDose, actionExportRtIonPlan, actionImportRtDose,
-  /// actionOpenDoseWithoutCt).
+  /// actionOpenCase, actionExportRtDose, actionExportRtIonPlan, actionExportRtPlan,
+  /// actionImportRtDose, actionOpenDoseWithoutCt).
   void addTo(QMenu* file, QAction* before);
 
   /// Dialogs for errors and notes (on by default; tests turn them off and read the signals).
@@ -61,13 +63,19 @@ public:
   /// the outcome. False when it could not start (error shown).
   bool openCase(const QString& path);
 
-  /// "RD_<patient id>_<dose set>.dcm" / "RP_<patient id>_<label>.dcm".
+  /// "RD_<patient id>_<dose set>.dcm" / "RP_<patient id>_<label>.dcm" /
+  /// "RP_<patient id>_<label>_photons.dcm".
   QString suggestedRtDoseName(int doseSetIndex) const;
   QString suggestedRtIonPlanName() const;
+  QString suggestedRtPlanName() const;
   /// Writes the dose set at `doseSetIndex` as RT Dose (a job); exported() on success.
   Job* exportRtDose(int doseSetIndex, const QString& path);
-  /// Writes the plan's beams (those with spots) as RT Ion Plan (a job); exported() on success.
+  /// Writes the plan's proton beams (those with spots; photon beams are left out) as RT Ion
+  /// Plan (a job); exported() on success.
   Job* exportRtIonPlan(const QString& path);
+  /// Writes the plan's photon beams (jaws, aperture blocks, angles, MU; proton beams are left
+  /// out) as RT Plan (a job); exported() on success. Without photon beams: an error, no job.
+  Job* exportRtPlan(const QString& path);
   /// Reads an RT Dose file onto the open patient (a job); doseImported() on success. Without
   /// an open patient the file's folder is opened without CT (openDoseWithoutCt).
   Job* importRtDose(const QString& file);
@@ -80,7 +88,7 @@ signals:
   void message(const QString& text);
   void caseSaved(const QString& path);
   void caseOpened(bool ok, const QString& message);
-  /// An RT Dose or RT Ion Plan was written.
+  /// An RT Dose, RT Ion Plan or RT Plan was written.
   void exported(const QString& path);
   void doseImported(int doseSetIndex);
   /// A dose-only folder is open (its note is `note`).
@@ -93,6 +101,7 @@ private:
   void chooseOpenCase();
   void chooseExportRtDose();
   void chooseExportRtIonPlan();
+  void chooseExportRtPlan();
   void chooseImportRtDose();
   void chooseOpenDoseWithoutCt();
   QString askSaveFile(const QString& title, const QString& name, const QString& filter);
@@ -118,7 +127,7 @@ private:
   std::string planSopUid_;
   std::vector<proton::ProtonBeam> planBeams_;
   std::map<int, QString> exportedDoses_;  ///< dose-set id -> RT Dose file
-  std::vector<QAction*> needPatient_, needDose_, needSpots_;
+  std::vector<QAction*> needPatient_, needDose_, needSpots_, needPhotonBeams_;
 };
 
 }  // namespace penumbra::gui

@@ -36,9 +36,13 @@ void PlanFileActions::addTo(QMenu* file, QAction* before) {
       &PlanFileActions::chooseOpenDoseWithoutCt);
   QAction* exportDose = add(tr("&Export RT Dose..."), "actionExportRtDose", &PlanFileActions::chooseExportRtDose);
   QAction* exportPlan = add(tr("Export RT Ion &Plan..."), "actionExportRtIonPlan", &PlanFileActions::chooseExportRtIonPlan);
+  exportPlan->setToolTip(tr("The proton beams with spots, as DICOM RT Ion Plan"));
+  QAction* exportPhotons = add(tr("Export RT Plan (p&hotons)..."), "actionExportRtPlan", &PlanFileActions::chooseExportRtPlan);
+  exportPhotons->setToolTip(tr("The photon beams (jaws, aperture, angles, MU), as DICOM RT Plan"));
   needPatient_ = {save};
   needDose_ = {exportDose};
   needSpots_ = {exportPlan};
+  needPhotonBeams_ = {exportPhotons};
   exportDir_ = QSettings().value(kExportDirKey).toString();
   updateActions();
 }
@@ -48,6 +52,7 @@ void PlanFileActions::updateActions() {
   for (QAction* a : needPatient_) a->setEnabled(patient && !doseOnly_);
   for (QAction* a : needDose_) a->setEnabled(patient && ws_->doseSets()->count() > 0);
   for (QAction* a : needSpots_) a->setEnabled(patient && !doseOnly_ && ws_->plan()->totalSpots() > 0);
+  for (QAction* a : needPhotonBeams_) a->setEnabled(patient && !doseOnly_ && ws_->plan()->photonBeamCount() > 0);
 }
 
 QString PlanFileActions::askSaveFile(const QString& title, const QString& name, const QString& filter) {
@@ -86,6 +91,11 @@ void PlanFileActions::chooseExportRtDose() {
 void PlanFileActions::chooseExportRtIonPlan() {
   const QString path = askSaveFile(tr("Export RT Ion Plan"), suggestedRtIonPlanName(), tr("DICOM RT Ion Plan (*.dcm)"));
   if (!path.isEmpty()) exportRtIonPlan(path);
+}
+
+void PlanFileActions::chooseExportRtPlan() {
+  const QString path = askSaveFile(tr("Export RT Plan"), suggestedRtPlanName(), tr("DICOM RT Plan (*.dcm)"));
+  if (!path.isEmpty()) exportRtPlan(path);
 }
 
 void PlanFileActions::chooseImportRtDose() {

@@ -86,15 +86,30 @@ PlanningWorkspace::PlanningWorkspace(QMainWindow* window, ViewState* state,
   connect(store_, &DoseSetStore::doseSetRemoved, this, &PlanningWorkspace::refreshPlanBranch);
 }
 
+QString PlanningWorkspace::beamSummary(const PlannedBeam& beam) {
+  const auto& p = beam.beam;
+  if (!beam.isPhoton())
+    return tr("G%1 C%2, %3 layers, %4 spots").arg(p.gantryDeg).arg(p.couchDeg).arg(p.layers.size()).arg(p.spotCount());
+  // The field: the jaw opening, or the aperture's target when a conformal aperture shapes it.
+  const PhotonField& f = beam.photon;
+  const QString field = !f.beam.aperture.empty()
+                            ? tr("aperture %1").arg(f.apertureTarget.isEmpty() ? tr("(custom)") : f.apertureTarget)
+                            : tr("%1 x %2 mm").arg(f.beam.x2Mm - f.beam.x1Mm).arg(f.beam.y2Mm - f.beam.y1Mm);
+  return tr("G%1 C%2 Col%3, %4, %5 MU")
+      .arg(p.gantryDeg)
+      .arg(p.couchDeg)
+      .arg(f.beam.collimatorDeg)
+      .arg(field)
+      .arg(f.beam.monitorUnits, 0, 'g', 5);
+}
+
 void PlanningWorkspace::refreshPlanBranch() {
   QTreeWidgetItem* branch = tree_ ? tree_->planBranch() : nullptr;
   if (!branch) return;
   qDeleteAll(branch->takeChildren());
   for (int b = 0; b < plan_->beamCount(); ++b) {
     const auto& p = plan_->beam(b).beam;
-    auto* item = new QTreeWidgetItem(branch, {QString::fromStdString(p.name),
-                                              tr("G%1 C%2, %3 layers, %4 spots").arg(p.gantryDeg).arg(p.couchDeg)
-                                                  .arg(p.layers.size()).arg(p.spotCount())});
+    auto* item = new QTreeWidgetItem(branch, {QString::fromStdString(p.name), beamSummary(plan_->beam(b))});
     const auto c = beamColor(b);
     item->setIcon(0, colorSwatch(QColor::fromRgbF(c[0], c[1], c[2])));
   }
@@ -167,6 +182,12 @@ void PlanningWorkspace::buildMenu(QMainWindow* window) {
   menu->setObjectName("menuPlan");
   auto* add = menu->addAction(tr("&Add beam on target"), beamEditor_, &BeamEditorPanel::addBeam);
   add->setObjectName("actionAddBeam");
+  add->setToolTip(tr("Add a proton beam (pencil-beam scanning) on the target"));
+  // The editor's "Add photon beam" button: target, gantry, couch, collimator and field size
+  // from the Plan panel.
+  auto* addPhoton = menu->addAction(tr("Add p&hoton beam"), beamEditor_, &BeamEditorPanel::addPhotonBeam);
+  addPhoton->setObjectName("actionAddPhotonBeam");
+  addPhoton->setToolTip(tr("Add a 6 MV photon beam on the target (jaws or conformal aperture)"));
   auto* spots = menu->addAction(tr("&Generate spots"), beamEditor_, &BeamEditorPanel::generateSpots);
   spots->setObjectName("actionGenerateSpots");
   auto* dose = menu->addAction(tr("&Compute dose"), beamEditor_, &BeamEditorPanel::computeDose);

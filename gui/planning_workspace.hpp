@@ -45,6 +45,7 @@ class OptimisePanel;
 class ProfilingPanel;
 class PatientTree;
 class PlanModel;
+struct PlannedBeam;
 class SliceView;
 class View3D;
 class ViewState;
@@ -71,8 +72,8 @@ public:
   /// Spot-weight optimisation (issue 5): the job logic and the "Optimise" dock's panel.
   OptimiseController* optimiser() const { return optimiser_; }
   OptimisePanel* optimisePanel() const { return optimisePanel_; }
-  /// Save/Open Case, RT Dose and RT Ion Plan export, RT Dose import (null before
-  /// addFileActions()).
+  /// Save/Open Case, RT Dose, RT Ion Plan and RT Plan (photons) export, RT Dose import (null
+  /// before addFileActions()).
   PlanFileActions* fileActions() const { return fileActions_; }
   /// Adds the case and DICOM RT entries to the window's File menu, before `before`.
   void addFileActions(QMenu* file, QAction* before);
@@ -86,6 +87,11 @@ public:
   /// gantry `gantryDeg` on the first target structure, spots with the panel's options, dose on
   /// the CPU. Emits demoPlanFinished(ok) when the dose set is shown (or something failed).
   bool runDemoPlan(double gantryDeg = 90);
+
+  /// A beam's line in the patient tree's Plan branch: "G90 C0, 12 layers, 345 spots" for
+  /// protons, "G0 C0 Col15, 100 x 100 mm, 100 MU" (jaw opening) or "..., aperture PTV, 100 MU"
+  /// (conformal aperture) for photons.
+  static QString beamSummary(const PlannedBeam& beam);
 
 signals:
   void message(const QString& text);

@@ -42,7 +42,7 @@ std::string transferSyntaxName(DcmFileFormat& file);
 /// The file name for messages: the last two path components ("CT_2mm/CT.1.dcm").
 std::string shortName(const std::string& path);
 
-// ---- Writing (RT Dose, RT Ion Plan) ----
+// ---- Writing (RT Dose, RT Plan, RT Ion Plan) ----
 
 /// A new UID under DCMTK's site root.
 std::string newUid();
@@ -77,7 +77,7 @@ struct CommonModules {
 };
 
 /// The common modules of an export from its write options (RtDoseWriteOptions,
-/// RtIonPlanWriteOptions: same field names) and the UIDs the writer settled on.
+/// RtPlanWriteOptions, RtIonPlanWriteOptions: same field names) and the UIDs the writer settled on.
 template <class Options, class Result>
 CommonModules commonModulesOf(const Options& o, const Result& res, const char* modality) {
   CommonModules m;
@@ -97,7 +97,8 @@ CommonModules commonModulesOf(const Options& o, const Result& res, const char* m
   return m;
 }
 
-/// Sets `m` on a dcmrt IOD (DRTDoseIOD, DRTIonPlanIOD: they share the setter names).
+/// Sets `m` on a dcmrt IOD (DRTDoseIOD, DRTPlanIOD, DRTIonPlanIOD: they share the setter
+/// names).
 template <class Iod>
 void setCommonModules(Iod& rt, const CommonModules& m, const DateTime& when, const char* ctx) {
   check(rt.setSpecificCharacterSet("ISO_IR 192"), ctx, "SpecificCharacterSet");

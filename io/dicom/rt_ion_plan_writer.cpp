@@ -14,6 +14,7 @@
 
 #include "core/error.hpp"
 #include "dicom/dcmtk_util.hpp"
+#include "dicom/rt_plan_modules.hpp"
 
 namespace penumbra::io {
 
@@ -32,29 +33,14 @@ double beamWeight(const proton::ProtonBeam& b) {
   return w;
 }
 
-// DCMTK's setters check VM and characters but not the VR's maximum length; dciodvfy does.
-void requireLength(const std::string& value, std::size_t max, const char* what) {
-  PENUMBRA_REQUIRE(value.size() <= max, InvalidArgument,
-                   std::string("RT Ion Plan export: ") + what + " '" + value + "' is longer than " +
-                       std::to_string(max) + " characters");
-}
-
 void validate(const std::vector<proton::ProtonBeam>& beams, const RtIonPlanWriteOptions& o) {
-  requireLength(o.planLabel, 16, "the plan label");
-  requireLength(o.treatmentMachineName, 16, "the treatment machine name");
-  requireLength(o.studyId, 16, "the study ID");
-  requireLength(o.planName, 64, "the plan name");
-  requireLength(o.patientId, 64, "the patient ID");
-  requireLength(o.targetName, 64, "the target name");
-  requireLength(o.seriesDescription, 64, "the series description");
+  dcm::validatePlanOptions(o, kContext);
   PENUMBRA_REQUIRE(!beams.empty(), InvalidArgument, "RT Ion Plan export: the plan has no beams");
-  PENUMBRA_REQUIRE(o.fractions >= 1, InvalidArgument,
-                   "RT Ion Plan export: the number of fractions must be at least 1");
   PENUMBRA_REQUIRE(o.protonsPerWeightUnit > 0 && std::isfinite(o.protonsPerWeightUnit),
                    InvalidArgument, "RT Ion Plan export: protons per weight unit must be > 0");
   for (const auto& b : beams) {
     const std::string beam = "RT Ion Plan export: beam '" + b.name + "'";
-    requireLength(b.name, 64, "the beam name");
+    dcm::requireLength(b.name, 64, kContext, "the beam name");
     PENUMBRA_REQUIRE(!b.layers.empty(), InvalidArgument, beam + " has no energy layers");
     PENUMBRA_REQUIRE(b.virtualSourceDistanceMm > 0, InvalidArgument,
                      beam + ": the virtual source distance must be > 0");
@@ -85,26 +71,10 @@ void addControlPoint(DRTIonControlPointSequence& cps, const proton::ProtonBeam& 
   check(cp->setNominalBeamEnergy(ds(l.energyMeV).c_str()), "NominalBeamEnergy");
   if (index == 0) {
     // Attributes required on the first control point only (they do not change in a static
-    // beam): angles, their rotation directions, the table and the isocentre.
-    check(cp->setGantryAngle(ds(b.gantryDeg).c_str()), "GantryAngle");
-    check(cp->setGantryRotationDirection("NONE"), "GantryRotationDirection");
+    // beam): angles, their rotation directions, the table and the isocentre; no collimator.
+    dcm::setStaticBeamGeometry(*cp, b.gantryDeg, 0, b.couchDeg, b.isocenter, kContext);
     check(cp->setGantryPitchAngle(0.0f), "GantryPitchAngle");
     check(cp->setGantryPitchRotationDirection("NONE"), "GantryPitchRotationDirection");
-    check(cp->setBeamLimitingDeviceAngle("0"), "BeamLimitingDeviceAngle");
-    check(cp->setBeamLimitingDeviceRotationDirection("NONE"),
-          "BeamLimitingDeviceRotationDirection");
-    check(cp->setPatientSupportAngle(ds(b.couchDeg).c_str()), "PatientSupportAngle");
-    check(cp->setPatientSupportRotationDirection("NONE"), "PatientSupportRotationDirection");
-    check(cp->setTableTopPitchAngle(0.0f), "TableTopPitchAngle");
-    check(cp->setTableTopPitchRotationDirection("NONE"), "TableTopPitchRotationDirection");
-    check(cp->setTableTopRollAngle(0.0f), "TableTopRollAngle");
-    check(cp->setTableTopRollRotationDirection("NONE"), "TableTopRollRotationDirection");
-    check(cp->setTableTopVerticalPosition(""), "TableTopVerticalPosition");
-    check(cp->setTableTopLongitudinalPosition(""), "TableTopLongitudinalPosition");
-    check(cp->setTableTopLateralPosition(""), "TableTopLateralPosition");
-    check(cp->setIsocenterPosition(
-              dcm::decimalStrings({b.isocenter.x, b.isocenter.y, b.isocenter.z}).c_str()),
-          "IsocenterPosition");
   }
   // The tune ID names the machine's spot tune; without a beam model we name it by the FWHM.
   check(cp->setScanSpotTuneID(o.scanningSpotFwhmMm > 0 ? ds(o.scanningSpotFwhmMm).c_str() : "1"),
@@ -179,79 +149,16 @@ RtIonPlanWriteResult writeRtIonPlan(const std::string& path,
   dcm::initialiseDcmtk();
   validate(beams, o);
   RtIonPlanWriteResult res;
-  res.studyInstanceUid = o.studyInstanceUid.empty() ? dcm::newUid() : o.studyInstanceUid;
-  res.seriesInstanceUid = o.seriesInstanceUid.empty() ? dcm::newUid() : o.seriesInstanceUid;
-  res.sopInstanceUid = dcm::newUid();
-  res.frameOfReferenceUid = o.frameOfReferenceUid;
-  if (res.frameOfReferenceUid.empty()) {
-    res.frameOfReferenceUid = dcm::newUid();
-    res.warnings.push_back(
-        "no frame of reference given: a new one was created, so the plan's "
-        "isocentres will not register with the CT in other systems");
-  }
+  dcm::settlePlanUids(o, res);
   const dcm::DateTime when = dcm::now();
 
   DRTIonPlanIOD rt;
-  dcm::setCommonModules(rt, dcm::commonModulesOf(o, res, "RTPLAN"), when, kContext);
-
-  // RT General Plan.
-  check(rt.setRTPlanLabel(o.planLabel.c_str()), "RTPlanLabel");
-  if (!o.planName.empty()) check(rt.setRTPlanName(o.planName.c_str()), "RTPlanName");
-  if (!o.planDescription.empty())
-    check(rt.setRTPlanDescription(o.planDescription.c_str()), "RTPlanDescription");
-  check(rt.setRTPlanDate(when.date.c_str()), "RTPlanDate");
-  check(rt.setRTPlanTime(when.time.c_str()), "RTPlanTime");
-  check(rt.setApprovalStatus("UNAPPROVED"), "ApprovalStatus");
-  if (!o.referencedStructureSetSopInstanceUid.empty()) {
-    check(rt.setRTPlanGeometry("PATIENT"), "RTPlanGeometry");
-    DRTReferencedStructureSetSequence::Item* ss = nullptr;
-    check(rt.getReferencedStructureSetSequence().addItem(ss), "ReferencedStructureSetSequence");
-    check(ss->setReferencedSOPClassUID(UID_RTStructureSetStorage), "ReferencedSOPClassUID");
-    check(ss->setReferencedSOPInstanceUID(o.referencedStructureSetSopInstanceUid.c_str()),
-          "ReferencedSOPInstanceUID");
-  } else {
-    // PS3.3 C.8.8.9: the structure set reference is required when the geometry is PATIENT.
-    check(rt.setRTPlanGeometry("TREATMENT_DEVICE"), "RTPlanGeometry");
-    res.warnings.push_back(
-        "no structure set given: RTPlanGeometry written as TREATMENT_DEVICE "
-        "(PATIENT requires a referenced structure set)");
-  }
-
-  // RT Prescription: the target as a site, since we do not know its ROI number.
-  if (!o.targetName.empty() || o.dosePerFractionGy > 0) {
-    DRTDoseReferenceSequence::Item* dr = nullptr;
-    check(rt.getDoseReferenceSequence().addItem(dr), "DoseReferenceSequence");
-    check(dr->setDoseReferenceNumber("1"), "DoseReferenceNumber");
-    check(dr->setDoseReferenceUID(dcm::newUid().c_str()), "DoseReferenceUID");
-    check(dr->setDoseReferenceStructureType("SITE"), "DoseReferenceStructureType");
-    check(dr->setDoseReferenceDescription(o.targetName.c_str()), "DoseReferenceDescription");
-    check(dr->setDoseReferenceType("TARGET"), "DoseReferenceType");
-    if (o.dosePerFractionGy > 0)
-      check(dr->setTargetPrescriptionDose(ds(o.dosePerFractionGy * o.fractions).c_str()),
-            "TargetPrescriptionDose");
-  }
-
-  // RT Patient Setup: the engine's geometry assumes head-first supine.
-  DRTPatientSetupSequence::Item* ps = nullptr;
-  check(rt.getPatientSetupSequence().addItem(ps), "PatientSetupSequence");
-  check(ps->setPatientSetupNumber("1"), "PatientSetupNumber");
-  check(ps->setPatientPosition("HFS"), "PatientPosition");
-
+  dcm::setPlanModules(rt, o, res, when, kContext);
   // RT Fraction Scheme: BeamMeterset in protons (PrimaryDosimeterUnit NP) per fraction; the
   // spot weights are relative to it (delivered = BeamMeterset * weight / final cumulative).
-  DRTFractionGroupSequence::Item* fg = nullptr;
-  check(rt.getFractionGroupSequence().addItem(fg), "FractionGroupSequence");
-  check(fg->setFractionGroupNumber("1"), "FractionGroupNumber");
-  check(fg->setNumberOfFractionsPlanned(is(o.fractions).c_str()), "NumberOfFractionsPlanned");
-  check(fg->setNumberOfBeams(is(long(beams.size())).c_str()), "NumberOfBeams");
-  check(fg->setNumberOfBrachyApplicationSetups("0"), "NumberOfBrachyApplicationSetups");
-  for (std::size_t i = 0; i < beams.size(); ++i) {
-    DRTReferencedBeamSequenceInRTFractionSchemeModule::Item* rb = nullptr;
-    check(fg->getReferencedBeamSequence().addItem(rb), "ReferencedBeamSequence");
-    check(rb->setReferencedBeamNumber(is(long(i + 1)).c_str()), "ReferencedBeamNumber");
-    check(rb->setBeamMeterset(ds(beamWeight(beams[i]) * o.protonsPerWeightUnit).c_str()),
-          "BeamMeterset");
-  }
+  std::vector<double> metersets;
+  for (const auto& b : beams) metersets.push_back(beamWeight(b) * o.protonsPerWeightUnit);
+  dcm::setFractionScheme(rt, o.fractions, metersets, kContext);
 
   // RT Ion Beams.
   for (std::size_t i = 0; i < beams.size(); ++i) addBeam(rt, beams[i], long(i + 1), o);

@@ -15,20 +15,31 @@
 //    normalising to the prescription scales the dose and the plan's MU by the same factor;
 //  - RT Dose export writes a file that reads back with the same maximum (within
 //    DoseGridScaling);
+//  - the patient tree lists a photon beam as "G0 C0 Col0, 100 x 100 mm, 100 MU" (or "aperture
+//    OuterTarget"), and Plan > Add photon beam adds one as the editor's button does;
+//  - RT Plan export (File > Export RT Plan (photons), through the action's code path) writes both
+//    photon beams with their MU, jaws and aperture block; without photon beams it is disabled
+//    and refuses with a message; RT Ion Plan export refuses a plan without proton spots;
 //  - a second run cancelled while the engine computes adds nothing and keeps the first result;
 //  - the session's case (caseFromSession -> JSON -> applyCaseToSession) restores both photon
 //    beams, their jaws, MU, aperture and the photon engine settings;
-//  - with a proton beam added, Compute dose runs both engines into one dose set each.
+//  - with a proton beam added, Compute dose runs both engines into one dose set each, and the
+//    mixed plan exports its proton beam as RT Ion Plan and its photon beams as RT Plan.
 // Waits on signals and conditions, never on fixed sleeps. Skips without BOXPHANTOM or the
 // photon beam data (../shared/data/photon-beam).
 #include <cmath>
 #include <memory>
 
+#include <dcmtk/dcmrt/drtplan.h>
+
+#include <QAction>
 #include <QApplication>
 #include <QComboBox>
 #include <QDir>
 #include <QDoubleSpinBox>
+#include <QFileInfo>
 #include <QGroupBox>
+#include <QMenu>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -37,18 +48,21 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTreeWidget>
 
 #include "beam_editor_panel.hpp"
 #include "bev_panel.hpp"
 #include "case/case_file.hpp"
 #include "case_session.hpp"
 #include "dicom/rt_dose_reader.hpp"
+#include "dicom/rt_ion_plan_writer.hpp"
 #include "dose_set_store.hpp"
 #include "dose_surface_display.hpp"
 #include "dvh_store.hpp"
 #include "gui_test_support.hpp"
 #include "job_runner.hpp"
 #include "main_window.hpp"
+#include "patient_tree.hpp"
 #include "plan_controller.hpp"
 #include "plan_file_actions.hpp"
 #include "plan_model.hpp"
@@ -100,6 +114,54 @@ std::array<double, 4> box(const BevPolygons& polygons) {
   return b;
 }
 
+/// What an exported RT Plan says (read with DCMTK's typed classes).
+struct RtPlanSummary {
+  std::string sopClass, frameOfReference;
+  std::vector<std::string> beamNames, radiation;
+  std::vector<double> mu;        ///< BeamMeterset per referenced beam
+  std::vector<double> gantry;    ///< first control point
+  std::vector<int> blocks;       ///< NumberOfBlocks per beam
+  std::vector<std::vector<double>> jawsX;
+};
+
+bool readRtPlanSummary(const QString& path, RtPlanSummary& out) {
+  DcmFileFormat file;
+  DRTPlanIOD rt;
+  if (file.loadFile(path.toStdString().c_str()).bad() || rt.read(*file.getDataset()).bad()) return false;
+  OFString s;
+  rt.getSOPClassUID(s);
+  out.sopClass = s.c_str();
+  rt.getFrameOfReferenceUID(s);
+  out.frameOfReference = s.c_str();
+  if (rt.getFractionGroupSequence().getNumberOfItems() != 1) return false;
+  auto& refs = rt.getFractionGroupSequence().getItem(0).getReferencedBeamSequence();
+  for (std::size_t i = 0; i < refs.getNumberOfItems(); ++i) {
+    Float64 mu = -1;
+    refs.getItem(i).getBeamMeterset(mu);
+    out.mu.push_back(mu);
+  }
+  for (std::size_t i = 0; i < rt.getBeamSequence().getNumberOfItems(); ++i) {
+    auto& beam = rt.getBeamSequence().getItem(i);
+    beam.getBeamName(s);
+    out.beamNames.push_back(s.c_str());
+    beam.getRadiationType(s);
+    out.radiation.push_back(s.c_str());
+    Sint32 n = -1;
+    beam.getNumberOfBlocks(n);
+    out.blocks.push_back(int(n));
+    if (beam.getControlPointSequence().getNumberOfItems() != 2) return false;
+    auto& cp = beam.getControlPointSequence().getItem(0);
+    Float64 g = -1;
+    cp.getGantryAngle(g);
+    out.gantry.push_back(g);
+    OFVector<Float64> x;
+    auto& jaws = cp.getBeamLimitingDevicePositionSequence();
+    if (jaws.getNumberOfItems() > 0) jaws.getItem(0).getLeafJawPositions(x);
+    out.jawsX.push_back({x.begin(), x.end()});
+  }
+  return true;
+}
+
 /// The voxel centre of the dose maximum (LPS mm).
 Vec3 maxDosePoint(const Volume<float>& d) {
   const auto it = std::max_element(d.data.begin(), d.data.end());
@@ -141,6 +203,22 @@ private slots:
     QCOMPARE(o.photon.polarCones, 4);
     QCOMPARE(o.photon.azimuthalCones, 6);
     QCOMPARE(o.doseGridMm, 5.0);
+  }
+
+  void rtPlanExportNeedsPhotonBeams() {
+    PlanFileActions* files = ws_->fileActions();
+    auto* action = find<QAction>(window_.get(), "actionExportRtPlan");
+    QVERIFY(action);
+    QCOMPARE(ws_->plan()->photonBeamCount(), 0);
+    QVERIFY(!action->isEnabled());
+    QTemporaryDir dir;
+    const QString path = dir.filePath(files->suggestedRtPlanName());
+    QSignalSpy failed(files, &PlanFileActions::failed);
+    QVERIFY(files->exportRtPlan(path) == nullptr);
+    QCOMPARE(failed.count(), 1);
+    const QString why = failed.first().first().toString();
+    QVERIFY2(why.contains("no photon beams") && why.contains("Add photon beam"), qPrintable(why));
+    QVERIFY(!QFileInfo::exists(path));
   }
 
   void addOpenPhotonBeam() {
@@ -278,6 +356,45 @@ private slots:
     QVERIFY(plan->beam(1).photon.beam.aperture == before);
   }
 
+  void patientTreeAndPlanMenuShowPhotonBeams() {
+    requireBeams();
+    auto* tree = find<PatientTree>(window_.get(), "patientTree");
+    QVERIFY(tree && tree->planBranch());
+    QTreeWidgetItem* branch = tree->planBranch();
+    PlanModel* plan = ws_->plan();
+    QCOMPARE(branch->childCount(), plan->beamCount() + ws_->doseSets()->count());
+    QCOMPARE(branch->child(0)->text(1), QString("G0 C0 Col0, 100 x 100 mm, 100 MU"));
+    QCOMPARE(branch->child(1)->text(1), QString("G90 C0 Col0, aperture OuterTarget, 100 MU"));
+    // An edit of the field shows at once.
+    const photon::PhotonBeam b0 = plan->beam(0).photon.beam;
+    plan->setPhotonSettings(0, 15, b0.sadMm, {-40, 60, -50, 30}, 80);
+    QCOMPARE(tree->planBranch()->child(0)->text(1), QString("G0 C0 Col15, 100 x 80 mm, 80 MU"));
+    plan->setPhotonSettings(0, b0.collimatorDeg, b0.sadMm, {b0.x1Mm, b0.x2Mm, b0.y1Mm, b0.y2Mm}, b0.monitorUnits);
+    QCOMPARE(tree->planBranch()->child(0)->text(1), QString("G0 C0 Col0, 100 x 100 mm, 100 MU"));
+
+    // Plan > Add photon beam does what the editor's button does.
+    auto* action = find<QAction>(window_.get(), "actionAddPhotonBeam");
+    auto* menu = find<QMenu>(window_.get(), "menuPlan");
+    QVERIFY(action && menu && menu->actions().contains(action));
+    const int before = plan->beamCount();
+    const double gantry = find<QDoubleSpinBox>(window_.get(), "gantrySpin")->value();
+    const double size = find<QDoubleSpinBox>(window_.get(), "photonFieldSizeSpin")->value();
+    action->trigger();
+    QCOMPARE(plan->beamCount(), before + 1);
+    // Copied, then removed at once, so that a failure below leaves the plan to the next tests.
+    const PlannedBeam added = plan->beam(before);
+    const QString text = tree->planBranch()->child(before)->text(1);
+    plan->removeBeam(before);
+    QCOMPARE(plan->beamCount(), before);
+    QCOMPARE(tree->planBranch()->childCount(), before + ws_->doseSets()->count());
+    QVERIFY(added.isPhoton());
+    QCOMPARE(added.targetName, QString("OuterTarget"));
+    QCOMPARE(added.beam.gantryDeg, gantry);
+    QCOMPARE(added.photon.beam.x2Mm - added.photon.beam.x1Mm, size);
+    QCOMPARE(added.photon.beam.y2Mm - added.photon.beam.y1Mm, size);
+    QCOMPARE(text, QString("G%1 C0 Col0, %2 x %2 mm, 100 MU").arg(gantry).arg(size));
+  }
+
   void computePhotonDoseOnCpu() {
     requireBeams();
     DoseSetStore* store = ws_->doseSets();
@@ -380,6 +497,49 @@ private slots:
     QVERIFY(std::abs(reread - original) <= back.info.doseGridScaling + 1e-6 * original);
   }
 
+  void exportRtPlanWithPhotonBeams() {
+    requireBeams();
+    PlanFileActions* files = ws_->fileActions();
+    auto* action = find<QAction>(window_.get(), "actionExportRtPlan");
+    QVERIFY(action && action->isEnabled());
+    QVERIFY(!find<QAction>(window_.get(), "actionExportRtIonPlan")->isEnabled());  // no spots
+    QTemporaryDir dir;
+    const QString path = dir.filePath(files->suggestedRtPlanName());
+    QVERIFY2(path.endsWith("_photons.dcm"), qPrintable(path));
+    QSignalSpy exported(files, &PlanFileActions::exported);
+    QVERIFY(waitJob(files->exportRtPlan(path), 120000));
+    QCOMPARE(exported.count(), 1);
+    RtPlanSummary rp;
+    QVERIFY(readRtPlanSummary(path, rp));
+    QCOMPARE(rp.sopClass, std::string(UID_RTPlanStorage));
+    QCOMPARE(rp.frameOfReference, window_->patient()->frameOfReferenceUid);
+    const std::vector<photon::PhotonBeam> beams = ws_->plan()->photonEngineBeams();
+    QCOMPARE(rp.beamNames.size(), std::size_t(2));
+    QCOMPARE(rp.mu.size(), std::size_t(2));
+    for (std::size_t b = 0; b < 2; ++b) {
+      QCOMPARE(rp.beamNames[b], beams[b].name);
+      QCOMPARE(rp.radiation[b], std::string("PHOTON"));
+      // The normalised MU (not 100 any more), to the 10 digits written.
+      qInfo("beam %zu: %.6g MU written, %.6g MU planned", b, rp.mu[b], beams[b].monitorUnits);
+      QVERIFY(std::abs(beams[b].monitorUnits - 100) > 1e-3);
+      QVERIFY(std::abs(rp.mu[b] - beams[b].monitorUnits) < 1e-8 * beams[b].monitorUnits);
+      QCOMPARE(rp.gantry[b], beams[b].gantryDeg);
+      QCOMPARE(rp.jawsX[b], (std::vector<double>{beams[b].x1Mm, beams[b].x2Mm}));
+    }
+    QCOMPARE(rp.blocks[0], 0);                         // open field
+    QCOMPARE(rp.blocks[1], int(beams[1].aperture.size()));  // the conformal aperture
+    QVERIFY(rp.blocks[1] >= 1);
+
+    // The RT Ion Plan export leaves photon beams out: with no proton spots it refuses, and
+    // says where photon beams go.
+    QSignalSpy failed(files, &PlanFileActions::failed);
+    QVERIFY(files->exportRtIonPlan(dir.filePath("ion.dcm")) == nullptr);
+    QCOMPARE(failed.count(), 1);
+    QVERIFY2(failed.first().first().toString().contains("Export RT Plan (photons)"),
+             qPrintable(failed.first().first().toString()));
+    QVERIFY(!QFileInfo::exists(dir.filePath("ion.dcm")));
+  }
+
   void cancelledSecondRunKeepsTheFirst() {
     requireBeams();
     DoseSetStore* store = ws_->doseSets();
@@ -470,6 +630,27 @@ private slots:
     QVERIFY(photons->name.contains("photons"));
     QVERIFY(photons->beams.empty());
     QVERIFY(protons->maxGy > 0 && photons->maxGy > 0);
+
+    // Export: the proton beam goes to the RT Ion Plan, the photon beams to the RT Plan.
+    PlanFileActions* files = ws_->fileActions();
+    QVERIFY(find<QAction>(window_.get(), "actionExportRtIonPlan")->isEnabled());
+    QVERIFY(find<QAction>(window_.get(), "actionExportRtPlan")->isEnabled());
+    QTemporaryDir dir;
+    const QString ion = dir.filePath(files->suggestedRtIonPlanName());
+    const QString rp = dir.filePath(files->suggestedRtPlanName());
+    QVERIFY(ion != rp);
+    QVERIFY(waitJob(files->exportRtIonPlan(ion), 120000));
+    QVERIFY(waitJob(files->exportRtPlan(rp), 120000));
+    const std::vector<proton::ProtonBeam> ionBeams = io::readRtIonPlan(ion.toStdString());
+    QCOMPARE(ionBeams.size(), std::size_t(1));
+    QCOMPARE(ionBeams[0].name, plan->beam(2).beam.name);
+    RtPlanSummary summary;
+    QVERIFY(readRtPlanSummary(rp, summary));
+    QCOMPARE(summary.beamNames.size(), std::size_t(2));
+    QCOMPARE(summary.beamNames[0], plan->beam(0).beam.name);
+    QCOMPARE(summary.beamNames[1], plan->beam(1).beam.name);
+    for (std::size_t b = 0; b < 2; ++b)
+      QVERIFY(std::abs(summary.mu[b] - plan->beam(int(b)).photon.beam.monitorUnits) < 1e-8 * summary.mu[b]);
   }
 
   void cleanupTestCase() { window_.reset(); }
