@@ -43,6 +43,14 @@ inline constexpr double kLateralStart1 = 0.3456;
 /// Segments per dominant slice are at most 3 (one lateral step per lateral axis per slice).
 inline constexpr int kMaxSliceSlots = 3;
 
+/// Bounds of a lattice walk (TransportLattice::bounds(); the CUDA kernel reads them from
+/// constant memory): the virtual grid is nA x vdims1 x vdims2, the real volume along (A, L0, L1)
+/// is nA x n0 x n1.
+struct LatticeBounds {
+  int vdims1, vdims2;  ///< virtual lateral extents along L0, L1
+  int nA, n0, n1;      ///< real dims along A, L0, L1
+};
+
 /// Plain numbers (copyable to the device by value or into constant memory).
 struct TransportLattice {
   double direction[3];     ///< unit direction, patient LPS
@@ -62,6 +70,9 @@ struct TransportLattice {
   double sliceChordMm;     ///< spacing[A] / |cosines[A]|
   double crossSectionMm2;  ///< voxel volume / sliceChordMm
 
+  PENUMBRA_HD_INLINE LatticeBounds bounds() const {
+    return {line.dims[1], line.dims[2], line.dims[0], dims[lateral0], dims[lateral1]};
+  }
   PENUMBRA_HD_INLINE int lines0() const { return off0Hi - off0Lo; }
   PENUMBRA_HD_INLINE int lines1() const { return off1Hi - off1Lo; }
   PENUMBRA_HD_INLINE long long lineCount() const {
@@ -81,75 +92,121 @@ PENUMBRA_HD_INLINE bool lineStart(const TransportLattice& L, dda::Start<T>& s) {
   return dda::setupRay(L.line, L.ray, s);
 }
 
-/// Walks line (o0, o1): calls visit(linearVoxel, lengthMm, sliceSlot) for every segment of
-/// positive length inside the real volume, in order along the direction. linearVoxel indexes
-/// the real grid (i fastest), lengthMm is of type T. Returns the number of segments visited.
-/// The stepping is dda::traverse's (both variants give the same segments, bit for bit); the
-/// loop also stops once the line has left the volume or can no longer enter it.
-template <DdaVariant V, typename T, typename Visitor>
-PENUMBRA_HD inline int walkLine(const TransportLattice& L, const dda::Start<T>& s, int o0, int o1,
-                                Visitor& visit) {
-  // Virtual axes: x = A, y = L0, z = L1.
-  int vx = s.voxel[0], vy = s.voxel[1], vz = s.voxel[2];
-  const int sx = s.step[0], sy = s.step[1], sz = s.step[2];
-  T tx = s.tNext[0], ty = s.tNext[1], tz = s.tNext[2];
-  const T dx = s.tDelta[0], dy = s.tDelta[1], dz = s.tDelta[2];
-  const T tEnd = s.length;
-  const int nA = L.line.dims[0];
-  const int n0 = L.dims[L.lateral0], n1 = L.dims[L.lateral1];
-  const long long strideA = L.stride[L.dominant], stride0 = L.stride[L.lateral0],
-                  stride1 = L.stride[L.lateral1];
-  // Real lateral indices and the linear index, kept up to date as the walk steps (the linear
-  // index is meaningless while outside the volume; it is used only inside).
-  int r0 = vy + o0, r1 = vz + o1;
-  long long lin = static_cast<long long>(vx) * strideA + static_cast<long long>(r0) * stride0 +
-                  static_cast<long long>(r1) * stride1;
-  const long long dLinX = sx * strideA, dLinY = sy * stride0, dLinZ = sz * stride1;
-  T tPrev = T(0);
-  int slot = 0, sliceOfSlot = vx;
-  bool entered = false;
-  int visited = 0;
-  for (;;) {
-    const T tHere = dda::minOf(dda::minOf(tx, dda::minOf(ty, tz)), tEnd);
-    const T len = tHere - tPrev;
-    if (len > T(0)) {
-      if (vx != sliceOfSlot) {
-        sliceOfSlot = vx;
-        slot = 0;
+/// Minimum of two walk distances: fminf/fmin on the GPU (one instruction), dda::minOf on the
+/// host. The same value for the walk's t, which are never NaN (finite tNext, tDelta, length)
+/// and never -0.
+PENUMBRA_HD_INLINE float walkMin(float a, float b) {
+#ifdef __CUDA_ARCH__
+  return fminf(a, b);
+#else
+  return dda::minOf(a, b);
+#endif
+}
+PENUMBRA_HD_INLINE double walkMin(double a, double b) {
+#ifdef __CUDA_ARCH__
+  return fmin(a, b);
+#else
+  return dda::minOf(a, b);
+#endif
+}
+
+/// The walk of one lattice line (o0, o1), written once for walkLine (CPU) and the CUDA
+/// transport kernel: dda::traverse's stepping on the virtual grid (x = A, y = L0, z = L1, the
+/// same floating-point operations: both variants give the same segments, bit for bit) that also
+/// keeps the line's real lateral indices r0 = vy + o0, r1 = vz + o1, the pattern index and the
+/// slice slot. All state is scalar (no arrays: nothing in GPU local memory); state a caller
+/// never reads (the kernel's slot, the CPU's pattern index) is dead code after inlining. The
+/// kernel's transport loop compiles to the instruction count and registers of its former
+/// hand-written copy (sm_90: 46 atomic, 40 atomic-free); walk() reads n0, n1 once and nA,
+/// vdims1, vdims2 in the loop as that copy did (copying all five before the loop cost the
+/// atomic-free kernel 7 more registers).
+template <DdaVariant V, typename T>
+struct LatticeWalker {
+  int vx, vy, vz;  ///< virtual voxel; vx is also the real index along A
+  int r0, r1;      ///< real lateral indices along L0, L1 (outside [0, n) off the volume)
+  int sx, sy, sz;
+  T tx, ty, tz;
+  T dx, dy, dz;
+  T tEnd;
+  T tPrev = T(0), tHere = T(0);
+  int n = 0;            ///< pattern index: positive-length segments before the current one
+  int slot = 0;         ///< sliceSlot of the current segment (rank within its dominant slice)
+  int sliceOfSlot = 0;  ///< dominant slice that `slot` counts in
+
+  /// From line (0,0)'s start state (dda::Start or the kernel's constant-memory copy).
+  PENUMBRA_HD_INLINE LatticeWalker(const int voxel[3], const int step[3], const T tNext[3],
+                                   const T tDelta[3], T length, int o0, int o1) {
+    vx = voxel[0], vy = voxel[1], vz = voxel[2];
+    r0 = vy + o0, r1 = vz + o1;
+    sx = step[0], sy = step[1], sz = step[2];
+    tx = tNext[0], ty = tNext[1], tz = tNext[2];
+    dx = tDelta[0], dy = tDelta[1], dz = tDelta[2];
+    tEnd = length;
+    sliceOfSlot = vx;
+  }
+
+  /// Calls onSegment(len) for every segment of positive length inside the real volume, in
+  /// order along the direction (vx, r0, r1, n and slot describe it during the call). Ends at
+  /// the chord's end, on leaving the virtual grid (rounding near the end), once the line has
+  /// left the volume laterally (a monotone walk cannot come back), when it is outside and moving
+  /// away (it never enters), or when stopAfterStep() (called after every step) returns true.
+  template <typename OnSegment, typename StopAfterStep>
+  PENUMBRA_HD_INLINE void walk(const LatticeBounds& b, OnSegment& onSegment,
+                               StopAfterStep& stopAfterStep) {
+    const int n0 = b.n0, n1 = b.n1;
+    bool entered = false;
+    for (;;) {
+      tHere = walkMin(walkMin(tx, walkMin(ty, tz)), tEnd);
+      const T len = tHere - tPrev;
+      if (len > T(0)) {
+        if (vx != sliceOfSlot) {
+          sliceOfSlot = vx;
+          slot = 0;
+        }
+        if (unsigned(r0) < unsigned(n0) && unsigned(r1) < unsigned(n1)) {
+          entered = true;
+          onSegment(len);
+        } else if (entered) {
+          break;
+        }
+        ++slot;
+        ++n;
       }
-      if (unsigned(r0) < unsigned(n0) && unsigned(r1) < unsigned(n1)) {
-        entered = true;
-        visit(lin, len, slot);
-        ++visited;
-      } else if (entered) {
-        break;  // left through a lateral face: it cannot come back (monotone walk)
-      }
-      ++slot;
+      if (tHere >= tEnd) break;
+      step();
+      tPrev = tHere;
+      if (unsigned(vx) >= unsigned(b.nA) || unsigned(vy) >= unsigned(b.vdims1) ||
+          unsigned(vz) >= unsigned(b.vdims2))
+        break;
+      if (!entered && ((sy >= 0 && r0 >= n0) || (sy <= 0 && r0 < 0) || (sz >= 0 && r1 >= n1) ||
+                       (sz <= 0 && r1 < 0)))
+        break;
+      if (stopAfterStep()) break;
     }
-    if (tHere >= tEnd) break;
+  }
+
+  /// One step of the 3D-DDA (dda::traverse's two forms): classic steps one minimal axis,
+  /// DDA-nc every minimal axis at once (adding 0 * delta to the others, which is exact).
+  PENUMBRA_HD_INLINE void step() {
     if constexpr (V == DdaVariant::Classic) {
       if (tx < ty) {
         if (tx < tz) {
           tx += dx;
           vx += sx;
-          lin += dLinX;
         } else {
           tz += dz;
           vz += sz;
           r1 += sz;
-          lin += dLinZ;
         }
       } else {
         if (ty < tz) {
           ty += dy;
           vy += sy;
           r0 += sy;
-          lin += dLinY;
         } else {
           tz += dz;
           vz += sz;
           r1 += sz;
-          lin += dLinZ;
         }
       }
     } else {
@@ -164,19 +221,29 @@ PENUMBRA_HD inline int walkLine(const TransportLattice& L, const dda::Start<T>& 
       vz += iz * sz;
       r0 += iy * sy;
       r1 += iz * sz;
-      lin += ix * dLinX + iy * dLinY + iz * dLinZ;
-    }
-    tPrev = tHere;
-    if (unsigned(vx) >= unsigned(nA) || unsigned(vy) >= unsigned(L.line.dims[1]) ||
-        unsigned(vz) >= unsigned(L.line.dims[2]))
-      break;
-    if (!entered) {
-      // Moving away from the volume laterally (or parallel and outside): it never enters.
-      if ((sy >= 0 && r0 >= n0) || (sy <= 0 && r0 < 0) || (sz >= 0 && r1 >= n1) ||
-          (sz <= 0 && r1 < 0))
-        break;
     }
   }
+};
+
+/// Walks line (o0, o1): calls visit(linearVoxel, lengthMm, sliceSlot) for every segment of
+/// positive length inside the real volume, in order along the direction. linearVoxel indexes
+/// the real grid (i fastest), lengthMm is of type T. Returns the number of segments visited.
+template <DdaVariant V, typename T, typename Visitor>
+PENUMBRA_HD inline int walkLine(const TransportLattice& L, const dda::Start<T>& s, int o0, int o1,
+                                Visitor& visit) {
+  const LatticeBounds b = L.bounds();
+  const long long strideA = L.stride[L.dominant], stride0 = L.stride[L.lateral0],
+                  stride1 = L.stride[L.lateral1];
+  LatticeWalker<V, T> w(s.voxel, s.step, s.tNext, s.tDelta, s.length, o0, o1);
+  int visited = 0;
+  auto onSegment = [&](T len) {
+    visit(static_cast<long long>(w.vx) * strideA + static_cast<long long>(w.r0) * stride0 +
+              static_cast<long long>(w.r1) * stride1,
+          len, w.slot);
+    ++visited;
+  };
+  auto never = [] { return false; };
+  w.walk(b, onSegment, never);
   return visited;
 }
 

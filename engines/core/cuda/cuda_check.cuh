@@ -16,6 +16,16 @@ inline void throwCudaError(cudaError_t err, const char* what, const char* file, 
               std::string(cudaGetErrorName(err)) + ": " + cudaGetErrorString(err));
 }
 
+/// Throws Unsupported when the runtime counts no device: the cheap check of a backend's entry
+/// point for direct callers (the engines' selectBackend() has checked the device properly).
+inline void requireCudaDevice() {
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    (void)cudaGetLastError();
+    PENUMBRA_THROW(Unsupported, "no usable CUDA device");
+  }
+}
+
 }  // namespace penumbra::cuda
 
 #define PENUMBRA_CUDA_CHECK(call)                                                   \

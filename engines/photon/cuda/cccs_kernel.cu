@@ -3,12 +3,13 @@
 // 32 lines that are translates along L0 and steps through the same voxel pattern in lockstep:
 // the DDA never diverges inside a warp, whichever variant runs).
 //
-// Per line: the 3D-DDA of transport_lattice.hpp's walkLine, in float, from line (0,0)'s start
-// state (set up once on the host by lineStart<float>, identical for every line), with three
-// exits that change no deposited bit: a line that has not met TERMA > 0 does no memory access
-// (the reads begin inside the TERMA box), stops once it has passed the box along the dominant
-// axis, and the recursion starts at its first voxel with TERMA > 0 (before it R = 0 and every
-// deposit is exactly 0). The two exponential components of the cone run side by side:
+// Per line: the 3D-DDA of transport_lattice.hpp's LatticeWalker (the CPU's walkLine steps with
+// it too), in float, from line (0,0)'s start state (set up once on the host by lineStart<float>,
+// identical for every line), with three exits that change no deposited bit: a line that has not
+// met TERMA > 0 does no memory access (the reads begin inside the TERMA box), stops once it has
+// passed the box along the dominant axis, and the recursion starts at its first voxel with
+// TERMA > 0 (before it R = 0 and every deposit is exactly 0). The two exponential components
+// of the cone run side by side:
 //   x = mu rho ds, e = exp(-x), g = (1 - e)/x,
 //   deposit = R (1 - e) + q (1 - g),  R <- R e + q g,  q = T rho ds amp
 // with the (1 - e), g and 1 - g of small x from their series (x < 0.05: 1 - g = x/2 - ...
@@ -85,99 +86,46 @@ __global__ void __launch_bounds__(kLineBlock)
   if (i0 < D.rectW0 && i1 < D.rectW1) {
     const int o0 = D.rect0Lo + i0, o1 = D.rect1Lo + i1;
     // Virtual axes: x = A (= the real dominant index), y = L0, z = L1.
-    int vx = D.voxel[0], vy = D.voxel[1], vz = D.voxel[2];
-    const int sx = D.step[0], sy = D.step[1], sz = D.step[2];
-    float tx = D.tNext[0], ty = D.tNext[1], tz = D.tNext[2];
-    const float dx = D.tDelta[0], dy = D.tDelta[1], dz = D.tDelta[2];
-    const float tEnd = D.length;
-    const int n0 = D.n0, n1 = D.n1;
-    int r0 = vy + o0, r1 = vz + o1;
-    float tPrev = 0.f, R0 = 0.f, R1 = 0.f;
-    int n = 0;  // pattern index: positive-length segments since the line's start
-    bool entered = false, started = false;
-    for (;;) {
-      const float tHere = fminf(fminf(tx, fminf(ty, tz)), tEnd);
-      const float len = tHere - tPrev;
-      if (len > 0.f) {
-        if (unsigned(r0) < unsigned(n0) && unsigned(r1) < unsigned(n1)) {
-          entered = true;
-          const bool inBox = vx >= D.boxALo && vx <= D.boxAHi && r0 >= D.box0Lo && r0 <= D.box0Hi &&
-                             r1 >= D.box1Lo && r1 <= D.box1Hi;
-          const int lin = vx * D.strideA + r0 * D.stride0 + r1 * D.stride1;
-          const float T = inBox ? __ldg(&terma[lin]) : 0.f;
-          started = started || T > 0.f;
-          if (started) {
-            const float rho = __ldg(&density[lin]);
-            const float rl = rho * len;  // water-equivalent mm
-            const float q = T * rl;
-            const float q0 = q * D.amp0, q1 = q * D.amp1;
-            float e0, ome0, g0, omg0, e1, ome1, g1, omg1;
-            expTerms(D.mu0 * rl, e0, ome0, g0, omg0);
-            expTerms(D.mu1 * rl, e1, ome1, g1, omg1);
-            const float dep = (R0 * ome0 + q0 * omg0) + (R1 * ome1 + q1 * omg1);
-            R0 = R0 * e0 + q0 * g0;
-            R1 = R1 * e1 + q1 * g1;
-            released += q0 + q1;
-            deposited += dep;
-            ++segments;
-            const float value = __fdividef(dep * D.doseScale, rho);
-            if constexpr (kAtomicFree) {
-              slots[D.slotBase + (long long)(n - D.nBase) * D.area + (r0 - D.lat0Lo) +
-                    (r1 - D.lat1Lo) * D.ext0] = value;
-            } else {
-              atomicAdd(&dose[lin], value);
-            }
-          }
-        } else if (entered) {
-          break;  // left through a lateral face: it cannot come back
-        }
-        ++n;
-      }
-      if (tHere >= tEnd) break;
-      if constexpr (V == DdaVariant::Classic) {
-        if (tx < ty) {
-          if (tx < tz) {
-            tx += dx;
-            vx += sx;
-          } else {
-            tz += dz;
-            vz += sz;
-            r1 += sz;
-          }
-        } else {
-          if (ty < tz) {
-            ty += dy;
-            vy += sy;
-            r0 += sy;
-          } else {
-            tz += dz;
-            vz += sz;
-            r1 += sz;
-          }
-        }
+    LatticeWalker<V, float> w(D.voxel, D.step, D.tNext, D.tDelta, D.length, o0, o1);
+    float R0 = 0.f, R1 = 0.f;
+    bool started = false;
+    auto onSegment = [&](float len) {
+      const bool inBox = w.vx >= D.boxALo && w.vx <= D.boxAHi && w.r0 >= D.box0Lo &&
+                         w.r0 <= D.box0Hi && w.r1 >= D.box1Lo && w.r1 <= D.box1Hi;
+      const int lin = w.vx * D.strideA + w.r0 * D.stride0 + w.r1 * D.stride1;
+      const float T = inBox ? __ldg(&terma[lin]) : 0.f;
+      started = started || T > 0.f;
+      if (!started) return;
+      const float rho = __ldg(&density[lin]);
+      const float rl = rho * len;  // water-equivalent mm
+      const float q = T * rl;
+      const float q0 = q * D.amp0, q1 = q * D.amp1;
+      float e0, ome0, g0, omg0, e1, ome1, g1, omg1;
+      expTerms(D.mu0 * rl, e0, ome0, g0, omg0);
+      expTerms(D.mu1 * rl, e1, ome1, g1, omg1);
+      const float dep = (R0 * ome0 + q0 * omg0) + (R1 * ome1 + q1 * omg1);
+      R0 = R0 * e0 + q0 * g0;
+      R1 = R1 * e1 + q1 * g1;
+      released += q0 + q1;
+      deposited += dep;
+      ++segments;
+      const float value = __fdividef(dep * D.doseScale, rho);
+      if constexpr (kAtomicFree) {
+        slots[D.slotBase + (long long)(w.n - D.nBase) * D.area + (w.r0 - D.lat0Lo) +
+              (w.r1 - D.lat1Lo) * D.ext0] = value;
       } else {
-        const int ix = (tx <= ty) & (tx <= tz);
-        const int iy = (ty <= tx) & (ty <= tz);
-        const int iz = (tz <= tx) & (tz <= ty);
-        tx += float(ix) * dx;
-        ty += float(iy) * dy;
-        tz += float(iz) * dz;
-        vx += ix * sx;
-        vy += iy * sy;
-        vz += iz * sz;
-        r0 += iy * sy;
-        r1 += iz * sz;
+        atomicAdd(&dose[lin], value);
       }
-      tPrev = tHere;
-      if (unsigned(vx) >= unsigned(D.nA) || unsigned(vy) >= unsigned(D.vdims1) ||
-          unsigned(vz) >= unsigned(D.vdims2))
-        break;
-      if (!entered && ((sy >= 0 && r0 >= n0) || (sy <= 0 && r0 < 0) || (sz >= 0 && r1 >= n1) ||
-                       (sz <= 0 && r1 < 0)))
-        break;  // moving away from the volume: it never enters
-      if (!started && (sx > 0 ? vx > D.boxAHi : vx < D.boxALo))
-        break;  // past the TERMA box without meeting TERMA > 0: nothing to carry
-    }
+    };
+    // Past the TERMA box along A without meeting TERMA > 0: nothing to carry. (Written with
+    // ifs: as one && expression its bool stayed materialised in the loop, and the kernels
+    // compiled to other code than the former hand-written loop; this form compiles the same.)
+    auto pastBox = [&]() -> bool {
+      if (started) return false;
+      if (w.sx > 0) return w.vx > D.boxAHi;
+      return w.vx < D.boxALo;
+    };
+    w.walk(D.bounds, onSegment, pastBox);
     escaped = R0 + R1;
   }
   Partial mine = emptyPartial();
@@ -302,22 +250,6 @@ void launchReducePartials(const Partial* partials, int count, Partial* out, cuda
   st.grid = 1;
   st.block = kReduceBlock;
   st.bytes += double(count) * sizeof(Partial);
-}
-
-void describeKernel(const void* fn, int block, KernelProfile& p) {
-  // cudaDeviceGetAttribute, not cudaGetDeviceProperties (which costs up to milliseconds).
-  int dev = 0, maxThreads = 0;
-  PENUMBRA_CUDA_CHECK(cudaGetDevice(&dev));
-  PENUMBRA_CUDA_CHECK(
-      cudaDeviceGetAttribute(&maxThreads, cudaDevAttrMaxThreadsPerMultiProcessor, dev));
-  p.backend = "cuda";
-  cudaFuncAttributes attr{};
-  PENUMBRA_CUDA_CHECK(cudaFuncGetAttributes(&attr, fn));
-  p.registersPerThread = attr.numRegs;
-  p.sharedBytesPerBlock = int(attr.sharedSizeBytes);
-  int blocksPerSm = 0;
-  PENUMBRA_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocksPerSm, fn, block, 0));
-  p.theoreticalOccupancy = maxThreads > 0 ? double(blocksPerSm * block) / maxThreads : 0;
 }
 
 }  // namespace penumbra::photon::cuda

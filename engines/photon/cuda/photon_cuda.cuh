@@ -9,7 +9,7 @@
 #include <climits>
 #include <cstdint>
 
-#include "core/kernel_profile.hpp"
+#include "photon/transport_lattice.hpp"
 #include "raytrace/dda_traversal.hpp"
 
 namespace penumbra::photon::cuda {
@@ -51,8 +51,7 @@ struct TermaConst {
 struct LineDirection {
   float tNext[3], tDelta[3], length;
   int voxel[3], step[3];
-  int vdims1, vdims2;  ///< virtual lateral extents (virtual x = the real dominant index)
-  int nA, n0, n1;      ///< real dims along A, L0, L1
+  LatticeBounds bounds;  ///< virtual x = the real dominant index
   int strideA, stride0, stride1;
   int rect0Lo, rect1Lo, rectW0, rectW1;  ///< culled line offsets: o0 in [rect0Lo, +rectW0) ...
   int tiles0;                            ///< blocks along o0
@@ -133,8 +132,5 @@ void launchGather(const GatherLaunch& a, cudaStream_t stream, KernelStats& st);
 /// out = the sum of partials[0..count) in a fixed order (one block).
 void launchReducePartials(const Partial* partials, int count, Partial* out, cudaStream_t stream,
                           KernelStats& st);
-
-/// Fills the register, shared-memory and occupancy fields of a profile from a kernel.
-void describeKernel(const void* fn, int block, KernelProfile& p);
 
 }  // namespace penumbra::photon::cuda

@@ -28,13 +28,14 @@
 #include <cmath>
 #include <cstdint>
 #include <future>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
+#include "core/cuda/device_attributes.cuh"
 #include "core/cuda/device_buffer.cuh"
+#include "core/cuda/stream_event.cuh"
 #include "core/device.hpp"
 #include "photon/cuda/photon_cuda.cuh"
 #include "photon/cuda/photon_workspace.cuh"
@@ -49,61 +50,14 @@ template <typename T>
 using DeviceBuffer = penumbra::cuda::DeviceBuffer<T>;
 namespace pc = penumbra::photon::cuda;
 
-struct Stream {
-  cudaStream_t s = nullptr;
-  Stream() { PENUMBRA_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
-  ~Stream() { cudaStreamDestroy(s); }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-};
-
-struct Event {
-  cudaEvent_t e = nullptr;
-  Event() { PENUMBRA_CUDA_CHECK(cudaEventCreate(&e)); }
-  ~Event() { cudaEventDestroy(e); }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-};
-
-/// Per-kernel-kind event pairs; times summed over launches after the final synchronisation.
-struct Timed {
-  std::vector<std::unique_ptr<Event>> start, stop;
-  void begin(cudaStream_t s) {
-    start.push_back(std::make_unique<Event>());
-    stop.push_back(std::make_unique<Event>());
-    PENUMBRA_CUDA_CHECK(cudaEventRecord(start.back()->e, s));
-  }
-  void end(cudaStream_t s) { PENUMBRA_CUDA_CHECK(cudaEventRecord(stop.back()->e, s)); }
-  double totalMs() const {
-    double ms = 0;
-    for (std::size_t i = 0; i < start.size(); ++i) {
-      float t = 0;
-      PENUMBRA_CUDA_CHECK(cudaEventElapsedTime(&t, start[i]->e, stop[i]->e));
-      ms += t;
-    }
-    return ms;
-  }
-  int launches() const { return int(start.size()); }
-};
+using penumbra::cuda::Event;
+using penumbra::cuda::LaunchTimes;
+using penumbra::cuda::Stream;
 
 /// Grows (never shrinks) a buffer to at least n elements.
 template <typename T>
 void ensure(DeviceBuffer<T>& b, std::size_t n) {
   if (b.size() < n) b.allocate(n);
-}
-
-std::string deviceName() {
-  int dev = 0;
-  PENUMBRA_CUDA_CHECK(cudaGetDevice(&dev));
-  static std::map<int, std::string> names;  // cudaGetDeviceProperties is slow: once per device
-  static std::mutex mutex;
-  std::lock_guard<std::mutex> lock(mutex);
-  if (!names.count(dev)) {
-    cudaDeviceProp prop{};
-    PENUMBRA_CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
-    names[dev] = prop.name;
-  }
-  return names[dev];
 }
 
 /// One cone direction of one beam, prepared on the host.
@@ -223,7 +177,7 @@ KernelProfile makeProfile(const std::string& kernel, const std::string& variant,
   p.gridX = st.grid;
   p.blockX = st.block;
   p.backend = "cuda";
-  if (st.fn) pc::describeKernel(st.fn, st.block, p);
+  if (st.fn) penumbra::cuda::describeKernel(st.fn, st.block, p);
   p.repetitions = launches;
   p.medianMs = p.minMs = ms;  // one run: the sum of this kernel's launches
   p.bytes = st.bytes;
@@ -338,11 +292,7 @@ DensityKey densityKeyOf(const ResolvedRequest& r) {
 }  // namespace
 
 void computeCuda(const ResolvedRequest& r, PhotonDoseResult& result, const JobControl& job) {
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    (void)cudaGetLastError();
-    PENUMBRA_THROW(Unsupported, "no usable CUDA device");
-  }
+  penumbra::cuda::requireCudaDevice();
   const PhotonDoseRequest& req = *r.request;
   const DdaVariant variant = req.params.variant;
   const bool atomicFree = req.params.deposit == DepositStrategy::AtomicFree;
@@ -464,7 +414,7 @@ void computeCuda(const ResolvedRequest& r, PhotonDoseResult& result, const JobCo
   ensure(W.stats, r.beams.size() * (nDir + 1));
 
   // ---- density: from the cache, or uploaded and converted on the GPU -------------------------
-  Timed tUpload, tDownload;
+  LaunchTimes tUpload, tDownload;
   std::string uploadHow;
   DeviceBuffer<std::int16_t> dHu;  // CT in HU while it is converted (kept until the end: a
   DeviceBuffer<float> dLut;        // cudaFree here would wait for the upload)
@@ -518,7 +468,7 @@ void computeCuda(const ResolvedRequest& r, PhotonDoseResult& result, const JobCo
 
   const dda::Geometry geo = makeDdaGeometry(g);
   pc::KernelStats stTerma, stTransport, stGather, stReduce;
-  Timed tTerma, tTransport, tGather, tReduce, tFill;
+  LaunchTimes tTerma, tTransport, tGather, tReduce, tFill;
   double fillBytes = 0;
   std::vector<double> termaSum;
   std::vector<float> termaHost;
@@ -631,11 +581,7 @@ void computeCuda(const ResolvedRequest& r, PhotonDoseResult& result, const JobCo
           D.step[a] = p.start.step[a];
         }
         D.length = p.start.length;
-        D.nA = L.line.dims[0];
-        D.vdims1 = L.line.dims[1];
-        D.vdims2 = L.line.dims[2];
-        D.n0 = L.dims[L.lateral0];
-        D.n1 = L.dims[L.lateral1];
+        D.bounds = L.bounds();
         D.strideA = int(L.stride[L.dominant]);
         D.stride0 = int(L.stride[L.lateral0]);
         D.stride1 = int(L.stride[L.lateral1]);
@@ -779,7 +725,7 @@ void computeCuda(const ResolvedRequest& r, PhotonDoseResult& result, const JobCo
     for (std::size_t v = 0; v < n; ++v) result.terma.data[v] = float(termaSum[v]);
   }
 
-  result.device = deviceName();
+  result.device = penumbra::cuda::currentDeviceName();
   const std::string& device = result.device;
   const std::string dda = toString(variant);
   const std::string deposit = atomicFree ? "atomic-free" : "atomic";

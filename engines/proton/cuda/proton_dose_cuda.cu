@@ -6,10 +6,11 @@
 // unwritten voxel shows up in the tests instead of passing as a zero.
 #include <algorithm>
 #include <map>
-#include <mutex>
 #include <string>
 
+#include "core/cuda/device_attributes.cuh"
 #include "core/cuda/device_buffer.cuh"
+#include "core/cuda/stream_event.cuh"
 #include "core/device.hpp"
 #include "proton/cuda/proton_cuda.cuh"
 #include "proton/proton_backend.hpp"
@@ -19,20 +20,9 @@ namespace penumbra::proton {
 
 namespace cuda {
 
+// Declared in proton_cuda.cuh; the same for every engine (core/cuda/device_attributes.cuh).
 void describeKernel(const void* fn, int block, KernelProfile& p) {
-  // cudaDeviceGetAttribute, not cudaGetDeviceProperties: the latter queries every attribute
-  // and costs up to milliseconds, inside a dose computation that aims at ~10 ms.
-  int dev = 0, maxThreads = 0;
-  PENUMBRA_CUDA_CHECK(cudaGetDevice(&dev));
-  PENUMBRA_CUDA_CHECK(cudaDeviceGetAttribute(&maxThreads, cudaDevAttrMaxThreadsPerMultiProcessor, dev));
-  p.backend = "cuda";
-  cudaFuncAttributes attr{};
-  PENUMBRA_CUDA_CHECK(cudaFuncGetAttributes(&attr, fn));
-  p.registersPerThread = attr.numRegs;
-  p.sharedBytesPerBlock = int(attr.sharedSizeBytes);
-  int blocksPerSm = 0;
-  PENUMBRA_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocksPerSm, fn, block, 0));
-  p.theoreticalOccupancy = maxThreads > 0 ? double(blocksPerSm * block) / maxThreads : 0;
+  penumbra::cuda::describeKernel(fn, block, p);
 }
 
 }  // namespace cuda
@@ -42,22 +32,8 @@ namespace detail {
 namespace {
 
 using penumbra::cuda::DeviceBuffer;
-
-struct Stream {
-  cudaStream_t s = nullptr;
-  Stream() { PENUMBRA_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
-  ~Stream() { cudaStreamDestroy(s); }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-};
-
-struct Event {
-  cudaEvent_t e = nullptr;
-  Event() { PENUMBRA_CUDA_CHECK(cudaEventCreate(&e)); }
-  ~Event() { cudaEventDestroy(e); }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-};
+using penumbra::cuda::LaunchTimes;
+using penumbra::cuda::Stream;
 
 /// Allocates and copies on `stream` (pageable host memory: the call returns once the source is
 /// staged, so the host vector may go away; the kernels that follow on the stream see the data).
@@ -66,26 +42,6 @@ void uploadAsync(DeviceBuffer<T>& buf, const T* host, std::size_t n, cudaStream_
   buf.allocate(n);
   if (n) PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(buf.get(), host, n * sizeof(T), cudaMemcpyHostToDevice, stream));
 }
-
-/// Per-kernel-kind event pairs; times summed over launches after the final synchronisation.
-struct Timed {
-  std::vector<std::unique_ptr<Event>> start, stop;
-  void begin(cudaStream_t s) {
-    start.push_back(std::make_unique<Event>());
-    stop.push_back(std::make_unique<Event>());
-    PENUMBRA_CUDA_CHECK(cudaEventRecord(start.back()->e, s));
-  }
-  void end(cudaStream_t s) { PENUMBRA_CUDA_CHECK(cudaEventRecord(stop.back()->e, s)); }
-  double totalMs() const {
-    double ms = 0;
-    for (std::size_t i = 0; i < start.size(); ++i) {
-      float t = 0;
-      PENUMBRA_CUDA_CHECK(cudaEventElapsedTime(&t, start[i]->e, stop[i]->e));
-      ms += t;
-    }
-    return ms;
-  }
-};
 
 KernelProfile makeProfile(const std::string& kernel, const std::string& variant,
                           const cuda::KernelStats& st, double ms, int launches,
@@ -109,11 +65,7 @@ KernelProfile makeProfile(const std::string& kernel, const std::string& variant,
 void computeCuda(const ResolvedRequest& r, ProtonDoseResult& result, const JobControl& job) {
   // The caller (computeProtonDose) chose this backend through selectBackend(), which checked
   // for a usable device; here only the cheap count, for direct callers.
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    (void)cudaGetLastError();
-    PENUMBRA_THROW(Unsupported, "no usable CUDA device");
-  }
+  penumbra::cuda::requireCudaDevice();
   const ProtonDoseRequest& req = *r.request;
   Stream stream;
   const cudaStream_t s = stream.s;
@@ -122,7 +74,7 @@ void computeCuda(const ResolvedRequest& r, ProtonDoseResult& result, const JobCo
   const Grid& inGrid = req.spr ? req.spr->grid : req.ct->grid;
   const std::size_t nIn = inGrid.voxelCount();
   DeviceBuffer<float> dSpr;
-  Timed tSpr;
+  LaunchTimes tSpr;
   if (req.spr) {
     uploadAsync(dSpr, req.spr->data.data(), nIn, s);
   } else {
@@ -193,7 +145,7 @@ void computeCuda(const ResolvedRequest& r, ProtonDoseResult& result, const JobCo
 
   // ---- per beam: WEPL, superposition, resampling -----------------------------------------
   cuda::KernelStats stWepl, stSuper, stResample;
-  Timed tWepl, tSuper, tResample;
+  LaunchTimes tWepl, tSuper, tResample;
   bool written = false;
   const double cutoff = req.params.sampling.cutoffSigmas;
   for (std::size_t bi = 0; bi < r.beams.size(); ++bi) {
@@ -238,19 +190,7 @@ void computeCuda(const ResolvedRequest& r, ProtonDoseResult& result, const JobCo
   PENUMBRA_CUDA_CHECK(cudaStreamSynchronize(s));
   job.checkCancel();
 
-  int dev = 0;
-  PENUMBRA_CUDA_CHECK(cudaGetDevice(&dev));
-  static std::map<int, std::string> deviceNames;  // cudaGetDeviceProperties is slow: once per device
-  static std::mutex namesMutex;
-  {
-    std::lock_guard<std::mutex> lock(namesMutex);
-    if (!deviceNames.count(dev)) {
-      cudaDeviceProp prop{};
-      PENUMBRA_CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
-      deviceNames[dev] = prop.name;
-    }
-    result.device = deviceNames[dev];
-  }
+  result.device = penumbra::cuda::currentDeviceName();
   const std::string& device = result.device;
   const char* variant = toString(req.variant);
   if (!tSpr.start.empty()) {
