@@ -18,6 +18,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/cpu_stage.hpp"
 #include "core/error.hpp"
 #include "photon/photon_backend.hpp"
 #include "proton/cpu/parallel_for.hpp"
@@ -26,39 +27,6 @@
 namespace penumbra::photon::detail {
 
 namespace {
-
-double msSince(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
-
-KernelProfile cpuProfile(const std::string& kernel, const std::string& variant, double ms,
-                         int threads) {
-  KernelProfile p;
-  p.kernel = kernel;
-  p.variant = variant;
-  p.backend = "cpu";
-  p.device = "cpu (" + std::to_string(threads) + " threads)";
-  p.blockX = threads;
-  p.repetitions = 1;
-  p.medianMs = p.minMs = ms;
-  return p;
-}
-
-/// Maps a stage's own progress [0, 1] onto [lo, hi] of the whole run (the beam loop alone
-/// reports once per beam, too coarse for a single-beam plan). Called on the job's thread only.
-class SubRangeProgress : public ProgressSink {
- public:
-  SubRangeProgress(const JobControl& job, double lo, double hi, std::string stage)
-      : job_(job), lo_(lo), hi_(hi), stage_(std::move(stage)) {}
-  void report(double fraction, std::string_view) override {
-    job_.report(lo_ + (hi_ - lo_) * std::clamp(fraction, 0.0, 1.0), stage_);
-  }
-
- private:
-  const JobControl& job_;
-  double lo_, hi_;
-  std::string stage_;
-};
 
 /// Index box [lo, hi] of the voxels with TERMA > 0; false when there are none.
 bool termaBox(const Grid& g, const std::vector<double>& terma, int lo[3], int hi[3]) {

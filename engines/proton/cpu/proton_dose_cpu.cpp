@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "core/cpu_stage.hpp"
 #include "core/error.hpp"
 #include "proton/bev_wepl.hpp"
 #include "proton/cpu/parallel_for.hpp"
@@ -17,40 +18,6 @@ namespace penumbra::proton::detail {
 
 namespace {
 constexpr int kDepthChunk = 8;  // planes per work item, as in the CUDA superposition kernel
-
-double msSince(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
-
-KernelProfile cpuProfile(const std::string& kernel, const std::string& variant, double ms,
-                         int threads) {
-  KernelProfile p;
-  p.kernel = kernel;
-  p.variant = variant;
-  p.backend = "cpu";
-  p.device = "cpu (" + std::to_string(threads) + " threads)";
-  p.blockX = threads;
-  p.repetitions = 1;
-  p.medianMs = p.minMs = ms;
-  return p;
-}
-
-/// Maps a stage's own progress [0, 1] onto [lo, hi] of the whole run, so that the GUI's
-/// progress bar and time-left estimate move during a single-beam plan (the beam loop alone
-/// reports once per beam). Called only on the job's thread (parallelFor's thread 0).
-class SubRangeProgress : public ProgressSink {
-public:
-  SubRangeProgress(const JobControl& job, double lo, double hi, const char* stage)
-      : job_(job), lo_(lo), hi_(hi), stage_(stage) {}
-  void report(double fraction, std::string_view) override {
-    job_.report(lo_ + (hi_ - lo_) * std::clamp(fraction, 0.0, 1.0), stage_);
-  }
-
-private:
-  const JobControl& job_;
-  double lo_, hi_;
-  const char* stage_;
-};
 }  // namespace
 
 std::vector<double> traceBevWeplCpu(const Volume<float>& spr, const PreparedBeam& beam,
