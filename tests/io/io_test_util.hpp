@@ -1,9 +1,14 @@
 #pragma once
 // Helpers shared by the importer tests.
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <memory>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "core/structure.hpp"
 #include "dicom/dicom_import.hpp"
@@ -46,6 +51,21 @@ inline std::string joined(const std::vector<std::string>& v) {
   std::string s;
   for (const auto& x : v) s += x + "\n";
   return s;
+}
+
+/// The whole file as bytes ("" when it cannot be read).
+inline std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+/// Standard output of a shell command (for external validators such as dciodvfy).
+inline std::string runCommand(const std::string& cmd) {
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
+  std::string out;
+  char buf[512];
+  while (pipe && fgets(buf, sizeof buf, pipe.get())) out += buf;
+  return out;
 }
 
 }  // namespace penumbra::test

@@ -18,6 +18,8 @@
 using namespace penumbra;
 using namespace penumbra::io;
 using penumbra::test::joined;
+using penumbra::test::runCommand;
+using penumbra::test::slurp;
 using penumbra::test::TempDir;
 
 namespace fs = std::filesystem;
@@ -66,18 +68,6 @@ RtIonPlanWriteOptions planOptions() {
   return o;
 }
 
-std::string runCommand(const std::string& cmd) {
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
-  std::string out;
-  char buf[512];
-  while (pipe && fgets(buf, sizeof buf, pipe.get())) out += buf;
-  return out;
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
 
 void expectRelNear(double actual, double expected, double rel, const std::string& what) {
   EXPECT_LE(std::abs(actual - expected), rel * std::abs(expected) + 1e-300)

@@ -22,6 +22,8 @@
 using namespace penumbra;
 using namespace penumbra::io;
 using penumbra::test::joined;
+using penumbra::test::runCommand;
+using penumbra::test::slurp;
 using penumbra::test::TempDir;
 
 namespace fs = std::filesystem;
@@ -75,18 +77,6 @@ RtPlanWriteOptions planOptions() {
   return o;
 }
 
-std::string runCommand(const std::string& cmd) {
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
-  std::string out;
-  char buf[512];
-  while (pipe && fgets(buf, sizeof buf, pipe.get())) out += buf;
-  return out;
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
 
 std::size_t filesIn(const std::string& dir) {
   return std::size_t(std::distance(fs::directory_iterator(dir), fs::directory_iterator()));
