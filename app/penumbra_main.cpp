@@ -12,11 +12,11 @@
 #include <QCommandLineParser>
 #include <QTimer>
 
-#include "batch_runner.hpp"
-#include "main_window.hpp"
-#include "plan_file_actions.hpp"
-#include "planning_workspace.hpp"
-#include "vtk_view.hpp"
+#include "gui/shell/batch_runner.hpp"
+#include "gui/shell/main_window.hpp"
+#include "gui/shell/plan_file_actions.hpp"
+#include "gui/shell/planning_workspace.hpp"
+#include "gui/views/vtk_view.hpp"
 
 using penumbra::gui::MainWindow;
 

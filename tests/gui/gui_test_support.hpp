@@ -5,7 +5,7 @@
 #include <QSignalSpy>
 #include <QString>
 
-#include "main_window.hpp"
+#include "gui/shell/main_window.hpp"
 #include "test_data.hpp"
 
 namespace penumbra::test {

@@ -23,24 +23,24 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "beam_editor_panel.hpp"
 #include "dicom/rt_dose_reader.hpp"
 #include "dicom/rt_dose_writer.hpp"
 #include "dicom/rt_ion_plan_writer.hpp"
-#include "dose_display_settings.hpp"
-#include "dose_set_store.hpp"
 #include "dvh/dvh.hpp"
-#include "dvh_panel.hpp"
-#include "dvh_store.hpp"
-#include "job_runner.hpp"
-#include "main_window.hpp"
-#include "plan_controller.hpp"
-#include "plan_file_actions.hpp"
-#include "plan_model.hpp"
-#include "planning_workspace.hpp"
-#include "profiling_panel.hpp"
+#include "gui/dose/dvh_panel.hpp"
+#include "gui/dose/dvh_store.hpp"
+#include "gui/dose/profiling_panel.hpp"
+#include "gui/jobs/job_runner.hpp"
+#include "gui/model/dose_display_settings.hpp"
+#include "gui/model/dose_set_store.hpp"
+#include "gui/model/plan_model.hpp"
+#include "gui/plan/beam_editor_panel.hpp"
+#include "gui/plan/plan_controller.hpp"
+#include "gui/shell/main_window.hpp"
+#include "gui/shell/plan_file_actions.hpp"
+#include "gui/shell/planning_workspace.hpp"
+#include "gui/views/vtk_view.hpp"
 #include "test_data.hpp"
-#include "vtk_view.hpp"
 
 using namespace penumbra;
 using namespace penumbra::gui;

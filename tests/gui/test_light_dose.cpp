@@ -33,14 +33,14 @@
 #include <QTest>
 
 #include "core/device.hpp"
-#include "fluence_map_view.hpp"
+#include "gui/jobs/job_runner.hpp"
+#include "gui/light/fluence_map_view.hpp"
+#include "gui/light/light_dose_controller.hpp"
+#include "gui/light/light_dose_panel.hpp"
+#include "gui/shell/main_window.hpp"
+#include "gui/shell/planning_workspace.hpp"
 #include "gui_test_support.hpp"
-#include "job_runner.hpp"
-#include "light_dose_controller.hpp"
-#include "light_dose_panel.hpp"
-#include "main_window.hpp"
 #include "mcml/mcml_files.hpp"
-#include "planning_workspace.hpp"
 
 using namespace penumbra;
 using namespace penumbra::gui;

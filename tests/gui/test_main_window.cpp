@@ -26,14 +26,14 @@
 #include <vtkRenderer.h>
 
 #include "dicom/synthetic_phantom.hpp"
-#include "import_dialog.hpp"
-#include "main_window.hpp"
-#include "marching_squares.hpp"
-#include "patient_tree.hpp"
-#include "slice_view.hpp"
-#include "structure_surface_builder.hpp"
+#include "gui/jobs/import_dialog.hpp"
+#include "gui/overlays/marching_squares.hpp"
+#include "gui/overlays/structure_surface_builder.hpp"
+#include "gui/shell/main_window.hpp"
+#include "gui/views/patient_tree.hpp"
+#include "gui/views/slice_view.hpp"
+#include "gui/views/vtk_view.hpp"
 #include "test_data.hpp"
-#include "vtk_view.hpp"
 
 using namespace penumbra;
 using namespace penumbra::gui;

@@ -20,17 +20,17 @@
 #include <QTableWidget>
 #include <QTest>
 
-#include "dose_set_store.hpp"
-#include "dvh_store.hpp"
-#include "job_runner.hpp"
-#include "main_window.hpp"
-#include "optimise/optimise.hpp"
-#include "optimise_controller.hpp"
-#include "optimise_panel.hpp"
-#include "plan_controller.hpp"
-#include "plan_model.hpp"
-#include "planning_workspace.hpp"
+#include "gui/dose/dvh_store.hpp"
+#include "gui/jobs/job_runner.hpp"
+#include "gui/model/dose_set_store.hpp"
+#include "gui/model/plan_model.hpp"
+#include "gui/optimise/optimise_controller.hpp"
+#include "gui/optimise/optimise_panel.hpp"
+#include "gui/plan/plan_controller.hpp"
+#include "gui/shell/main_window.hpp"
+#include "gui/shell/planning_workspace.hpp"
 #include "gui_test_support.hpp"
+#include "optimise/optimise.hpp"
 #include "test_data.hpp"
 
 using namespace penumbra;

@@ -21,20 +21,20 @@
 #include <vtkPolyData.h>
 #include <vtkRenderer.h>
 
-#include "bev_panel.hpp"
-#include "dose_display_settings.hpp"
-#include "dose_set_store.hpp"
-#include "dose_surface_display.hpp"
-#include "dose_wash_display.hpp"
-#include "isodose_display.hpp"
-#include "job_runner.hpp"
-#include "main_window.hpp"
-#include "plan_controller.hpp"
-#include "plan_model.hpp"
-#include "planning_workspace.hpp"
-#include "proton/spot_generation.hpp"
-#include "slice_view.hpp"
+#include "gui/jobs/job_runner.hpp"
+#include "gui/model/dose_display_settings.hpp"
+#include "gui/model/dose_set_store.hpp"
+#include "gui/model/plan_model.hpp"
+#include "gui/overlays/dose_surface_display.hpp"
+#include "gui/overlays/dose_wash_display.hpp"
+#include "gui/overlays/isodose_display.hpp"
+#include "gui/plan/bev_panel.hpp"
+#include "gui/plan/plan_controller.hpp"
+#include "gui/shell/main_window.hpp"
+#include "gui/shell/planning_workspace.hpp"
+#include "gui/views/slice_view.hpp"
 #include "gui_test_support.hpp"
+#include "proton/spot_generation.hpp"
 #include "test_data.hpp"
 
 using namespace penumbra;

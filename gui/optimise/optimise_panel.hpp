@@ -1,0 +1,69 @@
+#pragma once
+/// The "Optimise" dock (issue 5, item 5): the objectives table (one or more rows per structure:
+/// type target / organ at risk, objective kind, dose level [Gy], weight; defaults from the
+/// structure kinds and the prescription), the optimiser settings (matrix cut-off, iterations),
+/// Optimise / Stop, and a live plot of the objective value per iteration. The work is done by
+/// OptimiseController (a JobRunner job).
+#include <functional>
+#include <vector>
+
+#include <QWidget>
+
+#include "gui/optimise/optimise_controller.hpp"
+
+class QChartView;
+class QDoubleSpinBox;
+class QLabel;
+class QLineSeries;
+class QLogValueAxis;
+class QPushButton;
+class QSpinBox;
+class QTableWidget;
+class QValueAxis;
+
+namespace penumbra::gui {
+
+class PlanModel;
+class ViewState;
+
+class OptimisePanel : public QWidget {
+  Q_OBJECT
+public:
+  OptimisePanel(OptimiseController* controller, PlanModel* plan, ViewState* state,
+                std::function<DoseRunOptions()> doseOptions, QWidget* parent = nullptr);
+
+  /// The table's rows as the optimiser gets them.
+  std::vector<ObjectiveRow> rows() const;
+  void setRows(const std::vector<ObjectiveRow>& rows);
+  OptimiseSettings settings() const;
+  QLineSeries* objectiveSeries() const { return series_; }
+  OptimiseController* controller() const { return controller_; }
+
+public slots:
+  /// Starts the optimisation job with the table and settings (null when it cannot start).
+  void optimise();
+  void stop();
+  void resetDefaults();
+
+private:
+  void addRow(const ObjectiveRow& row);
+  void onIteration(int iteration, double objective);
+  void updateButtons();
+
+  OptimiseController* controller_;
+  PlanModel* plan_;
+  std::function<DoseRunOptions()> doseOptions_;
+  QTableWidget* table_;
+  QDoubleSpinBox* cutoff_;
+  QSpinBox* iterations_;
+  QPushButton* optimiseButton_;
+  QPushButton* stopButton_;
+  QLabel* status_;
+  QChartView* chartView_;
+  QLineSeries* series_;
+  QValueAxis* xAxis_;
+  QLogValueAxis* yAxis_;
+  double yMin_ = 0, yMax_ = 0;
+};
+
+}  // namespace penumbra::gui

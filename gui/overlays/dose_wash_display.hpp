@@ -1,0 +1,52 @@
+#pragma once
+/// Dose colour wash on a slice view: the current dose set cut by the slice plane (DoseSlice,
+/// on the display grid), mapped through the chosen colour map from the lower threshold (% of
+/// the prescription) to the set's maximum, blended over the CT with the chosen opacity. With
+/// clipping on (DoseDisplaySettings::clipToExternal) it is transparent outside the patient
+/// outline.
+#include <vtkSmartPointer.h>
+
+#include "gui/overlays/dose_slice.hpp"
+#include "gui/overlays/slice_overlay.hpp"
+
+class vtkImageActor;
+class vtkImageData;
+class vtkImageMapToColors;
+class vtkLookupTable;
+
+namespace penumbra::gui {
+
+class DoseDisplaySettings;
+class DoseSetStore;
+class PlanModel;
+
+class DoseWashDisplay : public SliceOverlay {
+  Q_OBJECT
+public:
+  DoseWashDisplay(vtkRenderer* renderer, const ViewState* state, SliceOrientation orientation,
+                  const DoseSetStore* store, const DoseDisplaySettings* settings,
+                  const PlanModel* plan, QObject* parent = nullptr);
+  ~DoseWashDisplay() override;
+
+  /// True when the wash actor is in the renderer and visible (a dose set crosses this slice).
+  bool isShowing() const;
+  /// The dose slice shown (empty when none): clipped samples are kClippedGy. For tests.
+  const DoseSlice& shownSlice() const { return slice_; }
+
+private:
+  void rebuild();
+  void applyColors();
+
+  const DoseSetStore* store_;
+  const DoseDisplaySettings* settings_;
+  const PlanModel* plan_;
+  vtkSmartPointer<vtkImageData> image_;
+  vtkSmartPointer<vtkLookupTable> lut_;
+  vtkSmartPointer<vtkImageMapToColors> colors_;
+  vtkSmartPointer<vtkImageActor> actor_;
+  DoseSlice slice_;
+  bool inRenderer_ = false;
+  int shownSlice_ = -1;
+};
+
+}  // namespace penumbra::gui

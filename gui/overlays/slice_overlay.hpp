@@ -1,0 +1,57 @@
+#pragma once
+/// Base of every display drawn in a slice view (CT slice, structure contours, crosshair,
+/// annotations; later dose colour wash and isodose lines). A display owns its VTK actors,
+/// observes the state it shows and asks its view for a render; the view coalesces requests.
+///
+/// To add an overlay (e.g. a dose wash): derive, add actors to renderer() in the
+/// constructor, rebuild them when your state or the slice changes, call requestRender().
+#include <array>
+
+#include <QObject>
+
+#include "gui/model/slice_orientation.hpp"
+#include "gui/model/view_state.hpp"
+
+class vtkRenderer;
+
+namespace penumbra::gui {
+
+class SliceOverlay : public QObject {
+  Q_OBJECT
+public:
+  SliceOverlay(vtkRenderer* renderer, const ViewState* state, SliceOrientation orientation,
+               QObject* parent = nullptr);
+  ~SliceOverlay() override;
+
+  SliceOrientation orientation() const { return orientation_; }
+
+signals:
+  /// Emitted when the overlay changed what it draws.
+  void renderRequested();
+
+protected:
+  vtkRenderer* renderer() const { return renderer_; }
+  const ViewState* state() const { return state_; }
+  void requestRender() { emit renderRequested(); }
+
+  /// Display-frame point of (u, v) in-plane continuous indices on the current slice, lifted
+  /// `layer` steps towards the camera so that overlays stack in a fixed order above the CT.
+  std::array<double, 3> planePoint(double u, double v, int layer) const;
+  /// In-plane grid axes (u, v) for this orientation: axial (i, j), coronal (i, k),
+  /// sagittal (j, k).
+  std::array<int, 2> planeAxes() const;
+
+private:
+  vtkRenderer* renderer_;
+  const ViewState* state_;
+  SliceOrientation orientation_;
+};
+
+/// Layers (towards the camera, in units of kLayerStepMm).
+inline constexpr int kLayerDoseWash = 1;
+inline constexpr int kLayerIsolines = 2;
+inline constexpr int kLayerContours = 3;
+inline constexpr int kLayerCrosshair = 4;
+inline constexpr double kLayerStepMm = 0.05;
+
+}  // namespace penumbra::gui

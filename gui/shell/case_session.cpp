@@ -1,0 +1,188 @@
+#include "gui/shell/case_session.hpp"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+
+#include "gui/dose/dose_panel.hpp"
+#include "gui/dose/dvh_panel.hpp"
+#include "gui/model/dose_display_settings.hpp"
+#include "gui/model/plan_model.hpp"
+#include "gui/model/view_state.hpp"
+#include "gui/plan/beam_editor_panel.hpp"
+#include "gui/shell/planning_workspace.hpp"
+
+namespace penumbra::gui {
+
+namespace {
+
+/// Stable names in the file (the display names of toString() may change).
+constexpr std::pair<DoseColorMap, const char*> kColorMapKeys[] = {
+    {DoseColorMap::Rainbow, "rainbow"}, {DoseColorMap::Dose, "dose"}, {DoseColorMap::Grayscale, "grayscale"}};
+
+QJsonArray toArray(const QStringList& list) {
+  QJsonArray a;
+  for (const QString& s : list) a.append(s);
+  return a;
+}
+
+QStringList toStringList(const QJsonValue& v) {
+  QStringList out;
+  for (const QJsonValue& e : v.toArray())
+    if (e.isString()) out << e.toString();
+  return out;
+}
+
+}  // namespace
+
+std::vector<int> caseBeamOrder(const PlanModel& plan) {
+  std::vector<int> order;
+  for (int pass = 0; pass < 2; ++pass)
+    for (int b = 0; b < plan.beamCount(); ++b)
+      if (plan.beam(b).isPhoton() == (pass == 1)) order.push_back(b);
+  return order;
+}
+
+QJsonObject displayStateToJson(const PlanningWorkspace& ws, const ViewState& state) {
+  const DoseDisplaySettings& d = *ws.displaySettings();
+  QJsonObject o;
+  for (const auto& [map, key] : kColorMapKeys)
+    if (map == d.colorMap()) o["colorMap"] = key;
+  o["washOpacity"] = d.washOpacity();
+  o["washThresholdPercent"] = d.washThresholdPercent();
+  o["washVisible"] = d.washVisible();
+  o["isodosesVisible"] = d.isodosesVisible();
+  o["surfacesVisible"] = d.surfacesVisible();
+  o["clipDoseToExternal"] = d.clipToExternal();
+  QJsonArray levels;
+  for (const IsodoseLevel& l : d.isodoseLevels())
+    levels.append(QJsonObject{{"percent", l.percent}, {"color", l.color.name()}, {"surface", l.surface}});
+  o["isodoseLevels"] = levels;
+  o["window"] = state.windowLevel().window;
+  o["level"] = state.windowLevel().level;
+  QStringList visible;
+  if (const auto& scene = state.scene()) {
+    const auto& structures = scene->patient().structures.structures;
+    for (int i = 0; i < int(structures.size()); ++i)
+      if (state.isStructureVisible(i)) visible << QString::fromStdString(structures[std::size_t(i)].name);
+  }
+  o["visibleStructures"] = toArray(visible);
+  if (ws.dvhPanel()) o["dvhHiddenStructures"] = toArray(ws.dvhPanel()->hiddenStructures());
+  // In the case's beam order (proton beams, then photon beams: caseBeamOrder()).
+  QStringList targets;
+  const std::vector<int> order = caseBeamOrder(*ws.plan());
+  int current = -1;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    targets << ws.plan()->beam(order[i]).targetName;
+    if (order[i] == ws.plan()->currentBeam()) current = int(i);
+  }
+  o["beamTargets"] = toArray(targets);
+  o["currentBeam"] = current;
+  return o;
+}
+
+void applyDisplayState(const QJsonObject& o, PlanningWorkspace& ws, ViewState& state) {
+  DoseDisplaySettings& d = *ws.displaySettings();
+  if (o.contains("colorMap"))
+    for (const auto& [map, key] : kColorMapKeys)
+      if (o["colorMap"].toString() == key) d.setColorMap(map);
+  if (o["washOpacity"].isDouble()) d.setWashOpacity(o["washOpacity"].toDouble());
+  if (o["washThresholdPercent"].isDouble()) d.setWashThresholdPercent(o["washThresholdPercent"].toDouble());
+  if (o["washVisible"].isBool()) d.setWashVisible(o["washVisible"].toBool());
+  if (o["isodosesVisible"].isBool()) d.setIsodosesVisible(o["isodosesVisible"].toBool());
+  if (o["surfacesVisible"].isBool()) d.setSurfacesVisible(o["surfacesVisible"].toBool());
+  // Absent from cases saved before clipping existed: the current setting (on by default) stays.
+  if (o["clipDoseToExternal"].isBool()) d.setClipToExternal(o["clipDoseToExternal"].toBool());
+  if (o["isodoseLevels"].isArray()) {
+    std::vector<IsodoseLevel> levels;
+    for (const QJsonValue& v : o["isodoseLevels"].toArray()) {
+      const QJsonObject l = v.toObject();
+      if (!l["percent"].isDouble()) continue;
+      IsodoseLevel level;
+      level.percent = l["percent"].toDouble();
+      level.color = QColor(l["color"].toString());
+      if (!level.color.isValid()) level.color = Qt::white;
+      level.surface = l["surface"].toBool();
+      levels.push_back(level);
+    }
+    d.setIsodoseLevels(std::move(levels));
+  }
+  if (o["window"].isDouble() && o["level"].isDouble() && o["window"].toDouble() > 0)
+    state.setWindowLevel(WindowLevel{o["window"].toDouble(), o["level"].toDouble()});
+  if (o["visibleStructures"].isArray()) {
+    const QStringList visible = toStringList(o["visibleStructures"]);
+    if (const auto& scene = state.scene()) {
+      const auto& structures = scene->patient().structures.structures;
+      for (int i = 0; i < int(structures.size()); ++i)
+        state.setStructureVisible(i, visible.contains(QString::fromStdString(structures[std::size_t(i)].name)));
+    }
+  }
+  if (o["dvhHiddenStructures"].isArray() && ws.dvhPanel())
+    ws.dvhPanel()->setHiddenStructures(toStringList(o["dvhHiddenStructures"]));
+  if (o["beamTargets"].isArray()) {
+    const QStringList targets = toStringList(o["beamTargets"]);
+    for (int b = 0; b < ws.plan()->beamCount() && b < targets.size(); ++b)
+      ws.plan()->setTargetName(b, targets[b]);
+  }
+  if (o["currentBeam"].isDouble()) ws.plan()->setCurrentBeam(o["currentBeam"].toInt());
+}
+
+io::CaseFile caseFromSession(const PlanningWorkspace& ws, const ViewState& state, const QString& casePath,
+                             const QString& dicomFolder, const QString& seriesKey, int fractions) {
+  io::CaseFile c;
+  c.data.dicomFolder = io::relativeToCase(casePath.toStdString(), dicomFolder.toStdString());
+  c.data.seriesKey = seriesKey.toStdString();
+  const PlanModel& plan = *ws.plan();
+  QString target = ws.dosePanel() ? ws.dosePanel()->normalisationTarget() : QString();
+  if (target.isEmpty() && plan.beamCount() > 0) target = plan.beam(0).targetName;
+  if (!target.isEmpty()) {
+    c.prescription.target = target.toStdString();
+    c.prescription.dosePerFractionGy = plan.prescriptionGy();
+    c.prescription.fractions = std::max(1, fractions);
+  }
+  for (const PlannedBeam& b : plan.beams()) {
+    if (!b.isPhoton()) {
+      c.beams.push_back(b.beam);
+      continue;
+    }
+    io::CasePhotonBeam p;
+    p.beam = photonEngineBeam(b);
+    p.apertureTarget = b.photon.apertureTarget.toStdString();
+    p.apertureMarginMm = b.photon.apertureMarginMm;
+    c.photonBeams.push_back(std::move(p));
+  }
+  c.spotGeneration = ws.beamEditor()->spotOptions();
+  const DoseRunOptions run = ws.beamEditor()->doseOptions();
+  c.engine.backend = run.backend;
+  c.engine.variant = run.variant;
+  c.engine.doseGridSpacingMm = run.doseGridMm;
+  c.engine.photon = {run.photon.polarCones, run.photon.azimuthalCones, run.photon.deposit};
+  c.displayJson = QJsonDocument(displayStateToJson(ws, state)).toJson(QJsonDocument::Compact).toStdString();
+  return c;
+}
+
+int applyCaseToSession(const io::CaseFile& c, PlanningWorkspace& ws, ViewState& state) {
+  PlanModel& plan = *ws.plan();
+  plan.clear();
+  if (c.prescription.dosePerFractionGy > 0) plan.setPrescriptionGy(c.prescription.dosePerFractionGy);
+  const QString target = QString::fromStdString(c.prescription.target);
+  for (const auto& beam : c.beams) plan.addBeam(beam, target);  // names are unique already
+  for (const auto& p : c.photonBeams) {
+    PhotonField field;
+    field.beam = p.beam;
+    field.apertureTarget = QString::fromStdString(p.apertureTarget);
+    field.apertureMarginMm = p.apertureMarginMm;
+    plan.addPhotonBeam(std::move(field), target);
+  }
+  ws.beamEditor()->setSpotOptions(c.spotGeneration);
+  DoseRunOptions run;
+  run.backend = c.engine.backend;
+  run.variant = c.engine.variant;
+  run.doseGridMm = c.engine.doseGridSpacingMm;
+  run.photon = {c.engine.photon.polarCones, c.engine.photon.azimuthalCones, c.engine.photon.deposit};
+  ws.beamEditor()->setDoseOptions(run);
+  const QJsonDocument doc = QJsonDocument::fromJson(QByteArray::fromStdString(c.displayJson));
+  if (doc.isObject()) applyDisplayState(doc.object(), ws, state);
+  return plan.beamCount();
+}
+
+}  // namespace penumbra::gui

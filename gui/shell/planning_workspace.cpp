@@ -1,0 +1,271 @@
+#include "gui/shell/planning_workspace.hpp"
+
+#include <QAction>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QLabel>
+#include <QMainWindow>
+#include <QMenuBar>
+#include <QScrollArea>
+#include <QStatusBar>
+
+#include "gui/dose/dose_panel.hpp"
+#include "gui/dose/dvh_panel.hpp"
+#include "gui/dose/dvh_store.hpp"
+#include "gui/dose/profiling_panel.hpp"
+#include "gui/jobs/job_panel.hpp"
+#include "gui/jobs/job_runner.hpp"
+#include "gui/model/dose_display_settings.hpp"
+#include "gui/model/dose_set_store.hpp"
+#include "gui/model/plan_model.hpp"
+#include "gui/optimise/optimise_controller.hpp"
+#include "gui/optimise/optimise_panel.hpp"
+#include "gui/overlays/beam_display.hpp"
+#include "gui/overlays/dose_surface_display.hpp"
+#include "gui/overlays/dose_wash_display.hpp"
+#include "gui/overlays/isodose_display.hpp"
+#include "gui/plan/beam_editor_panel.hpp"
+#include "gui/plan/bev_panel.hpp"
+#include "gui/plan/plan_controller.hpp"
+#include "gui/shell/main_window.hpp"
+#include "gui/shell/plan_file_actions.hpp"
+#include "gui/views/patient_tree.hpp"
+#include "gui/views/slice_view.hpp"
+#include "gui/views/view3d.hpp"
+
+namespace penumbra::gui {
+
+PlanningWorkspace::PlanningWorkspace(QMainWindow* window, ViewState* state,
+                                     std::array<SliceView*, 3> views, View3D* view3d)
+    : QObject(window),
+      state_(state),
+      plan_(new PlanModel(this)),
+      store_(new DoseSetStore(this)),
+      settings_(new DoseDisplaySettings(this)),
+      jobs_(new JobRunner(this)),
+      controller_(new PlanController(state, plan_, store_, jobs_, window, this)),
+      dvhs_(new DvhStore(state, store_, plan_, jobs_, this)),
+      optimiser_(new OptimiseController(state, plan_, store_, jobs_, controller_, this)) {
+  for (SliceView* v : views) {
+    const SliceOrientation o = v->orientation();
+    auto* wash = new DoseWashDisplay(v->renderer(), state, o, store_, settings_, plan_);
+    auto* iso = new IsodoseDisplay(v->renderer(), state, o, store_, settings_, plan_);
+    v->addOverlay(wash);
+    v->addOverlay(iso);
+    v->addOverlay(new BeamSliceDisplay(v->renderer(), state, o, plan_));
+    wash_[index(o)] = wash;
+    isodose_[index(o)] = iso;
+    connect(v, &SliceView::cursorIndexChanged, this, &PlanningWorkspace::showDoseAt);
+  }
+  // The 3D displays are children of the view, whose renderer they hold (vtkSmartPointer).
+  auto* beams = new BeamDisplay3D(view3d->renderer(), state, plan_, view3d);
+  connect(beams, &BeamDisplay3D::renderRequested, view3d, &VtkView::requestRender);
+  beams3d_ = beams;
+  surfaces_ = new DoseSurfaceDisplay(view3d->renderer(), state, store_, settings_, plan_, view3d);
+  connect(surfaces_, &DoseSurfaceDisplay::renderRequested, view3d, &VtkView::requestRender);
+
+  doseInfo_ = new QLabel;
+  doseInfo_->setObjectName("doseInfoLabel");
+  doseInfo_->setMinimumWidth(190);
+  window->statusBar()->addPermanentWidget(doseInfo_);
+
+  buildDocks(window);
+  buildMenu(window);
+  connect(state, &ViewState::sceneChanged, this, &PlanningWorkspace::onSceneChanged);
+  connect(controller_, &PlanController::message, this, &PlanningWorkspace::message);
+  connect(dvhs_, &DvhStore::message, this, &PlanningWorkspace::message);
+  connect(optimiser_, &OptimiseController::message, this, &PlanningWorkspace::message);
+  connect(store_, &DoseSetStore::currentDoseSetChanged, this, [this] {
+    lastCursor_ = {-1e9, -1e9, -1e9};
+    doseInfo_->clear();
+  });
+  tree_ = window->findChild<PatientTree*>("patientTree");
+  connect(plan_, &PlanModel::planChanged, this, &PlanningWorkspace::refreshPlanBranch);
+  connect(store_, &DoseSetStore::doseSetAdded, this, &PlanningWorkspace::refreshPlanBranch);
+  connect(store_, &DoseSetStore::doseSetChanged, this, &PlanningWorkspace::refreshPlanBranch);
+  connect(store_, &DoseSetStore::doseSetRemoved, this, &PlanningWorkspace::refreshPlanBranch);
+}
+
+QString PlanningWorkspace::beamSummary(const PlannedBeam& beam) {
+  const auto& p = beam.beam;
+  if (!beam.isPhoton())
+    return tr("G%1 C%2, %3 layers, %4 spots").arg(p.gantryDeg).arg(p.couchDeg).arg(p.layers.size()).arg(p.spotCount());
+  // The field: the jaw opening, or the aperture's target when a conformal aperture shapes it.
+  const PhotonField& f = beam.photon;
+  const QString field = !f.beam.aperture.empty()
+                            ? tr("aperture %1").arg(f.apertureTarget.isEmpty() ? tr("(custom)") : f.apertureTarget)
+                            : tr("%1 x %2 mm").arg(f.beam.x2Mm - f.beam.x1Mm).arg(f.beam.y2Mm - f.beam.y1Mm);
+  return tr("G%1 C%2 Col%3, %4, %5 MU")
+      .arg(p.gantryDeg)
+      .arg(p.couchDeg)
+      .arg(f.beam.collimatorDeg)
+      .arg(field)
+      .arg(f.beam.monitorUnits, 0, 'g', 5);
+}
+
+void PlanningWorkspace::refreshPlanBranch() {
+  QTreeWidgetItem* branch = tree_ ? tree_->planBranch() : nullptr;
+  if (!branch) return;
+  qDeleteAll(branch->takeChildren());
+  for (int b = 0; b < plan_->beamCount(); ++b) {
+    const auto& p = plan_->beam(b).beam;
+    auto* item = new QTreeWidgetItem(branch, {QString::fromStdString(p.name), beamSummary(plan_->beam(b))});
+    const auto c = beamColor(b);
+    item->setIcon(0, colorSwatch(QColor::fromRgbF(c[0], c[1], c[2])));
+  }
+  for (int i = 0; i < store_->count(); ++i) {
+    const auto set = store_->at(i);
+    new QTreeWidgetItem(branch, {set->name, tr("max %1 Gy").arg(set->maxGy, 0, 'f', 2)});
+  }
+  branch->setText(1, plan_->beamCount() == 0 ? tr("no beams yet")
+                                             : tr("%1 beams, %2 doses").arg(plan_->beamCount()).arg(store_->count()));
+  branch->setExpanded(true);
+}
+
+PlanningWorkspace::~PlanningWorkspace() = default;
+
+void PlanningWorkspace::buildDocks(QMainWindow* window) {
+  auto dock = [window](const QString& title, const char* name, QWidget* content, bool scroll) {
+    auto* d = new QDockWidget(title, window);
+    d->setObjectName(name);
+    if (scroll) {
+      auto* area = new QScrollArea;
+      area->setWidgetResizable(true);
+      area->setWidget(content);
+      area->setFrameShape(QFrame::NoFrame);
+      d->setWidget(area);
+    } else {
+      d->setWidget(content);
+    }
+    return d;
+  };
+  beamEditor_ = new BeamEditorPanel(state_, controller_);
+  dosePanel_ = new DosePanel(store_, settings_, controller_);
+  bevPanel_ = new BevPanel(plan_);
+  jobPanel_ = new JobPanel(jobs_);
+  dvhPanel_ = new DvhPanel(state_, dvhs_, plan_);
+  profilingPanel_ = new ProfilingPanel(store_);
+  optimisePanel_ = new OptimisePanel(optimiser_, plan_, state_, [this] { return beamEditor_->doseOptions(); });
+  QDockWidget* planDock = dock(tr("Plan"), "planDock", beamEditor_, true);
+  QDockWidget* doseDock = dock(tr("Dose"), "doseDock", dosePanel_, true);
+  QDockWidget* bevDock = dock(tr("Beam's eye view"), "bevDock", bevPanel_, false);
+  QDockWidget* jobsDock = dock(tr("Jobs"), "jobsDock", jobPanel_, false);
+  QDockWidget* dvhDock = dock(tr("DVH"), "dvhDock", dvhPanel_, false);
+  QDockWidget* profilingDock = dock(tr("Kernel profiling"), "profilingDock", profilingPanel_, false);
+  // Right: Plan and Dose as tabs above the beam's-eye view. Left, under the patient tree
+  // and the messages: the jobs (progress bar and Cancel always in sight).
+  window->addDockWidget(Qt::RightDockWidgetArea, planDock);
+  window->addDockWidget(Qt::RightDockWidgetArea, bevDock);
+  window->splitDockWidget(planDock, bevDock, Qt::Vertical);
+  window->tabifyDockWidget(planDock, doseDock);
+  QDockWidget* optimiseDock = dock(tr("Optimise"), "optimiseDock", optimisePanel_, false);
+  window->tabifyDockWidget(doseDock, optimiseDock);
+  planDock->raise();
+  if (auto* messages = window->findChild<QDockWidget*>("messagesDock"))
+    window->splitDockWidget(messages, jobsDock, Qt::Vertical);
+  else
+    window->addDockWidget(Qt::LeftDockWidgetArea, jobsDock);
+  // Bottom, under the views only (the side docks keep the full height): DVH and kernel
+  // profiling as tabs (wide tables and charts).
+  window->setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
+  window->setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
+  window->addDockWidget(Qt::BottomDockWidgetArea, dvhDock);
+  window->tabifyDockWidget(dvhDock, profilingDock);
+  dvhDock->raise();
+  window->resizeDocks({planDock}, {340}, Qt::Horizontal);
+  window->resizeDocks({planDock, bevDock}, {500, 330}, Qt::Vertical);
+  window->resizeDocks({dvhDock}, {240}, Qt::Vertical);
+}
+
+void PlanningWorkspace::buildMenu(QMainWindow* window) {
+  QMenu* menu = window->menuBar()->addMenu(tr("&Plan"));
+  menu->setObjectName("menuPlan");
+  auto* add = menu->addAction(tr("&Add beam on target"), beamEditor_, &BeamEditorPanel::addBeam);
+  add->setObjectName("actionAddBeam");
+  add->setToolTip(tr("Add a proton beam (pencil-beam scanning) on the target"));
+  // The editor's "Add photon beam" button: target, gantry, couch, collimator and field size
+  // from the Plan panel.
+  auto* addPhoton = menu->addAction(tr("Add p&hoton beam"), beamEditor_, &BeamEditorPanel::addPhotonBeam);
+  addPhoton->setObjectName("actionAddPhotonBeam");
+  addPhoton->setToolTip(tr("Add a 6 MV photon beam on the target (jaws or conformal aperture)"));
+  auto* spots = menu->addAction(tr("&Generate spots"), beamEditor_, &BeamEditorPanel::generateSpots);
+  spots->setObjectName("actionGenerateSpots");
+  auto* dose = menu->addAction(tr("&Compute dose"), beamEditor_, &BeamEditorPanel::computeDose);
+  dose->setObjectName("actionComputeDose");
+  dose->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
+  auto* cancel = menu->addAction(tr("C&ancel jobs"), jobs_, &JobRunner::cancelAll);
+  cancel->setObjectName("actionCancelJobs");
+  cancel->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Period));
+  menu->addSeparator();
+  auto* norm = menu->addAction(tr("&Normalise dose to prescription"), dosePanel_, &DosePanel::normalise);
+  norm->setObjectName("actionNormaliseDose");
+}
+
+void PlanningWorkspace::addFileActions(QMenu* file, QAction* before) {
+  fileActions_ = new PlanFileActions(qobject_cast<MainWindow*>(parent()), this);
+  fileActions_->addTo(file, before);
+  connect(fileActions_, &PlanFileActions::message, this, &PlanningWorkspace::message);
+}
+
+void PlanningWorkspace::onSceneChanged() {
+  jobs_->cancelAll();
+  plan_->clear();
+  store_->clear();
+  doseInfo_->clear();
+}
+
+void PlanningWorkspace::showDoseAt(double i, double j, double k) {
+  const auto& scene = state_->scene();
+  const auto set = store_->current();
+  if (!scene || !set) return doseInfo_->clear();
+  lastCursor_ = {i, j, k};
+  double gy = 0;
+  if (!sampleDose(set->dose.dose, scene->worldOf(Vec3{i, j, k}), gy)) {
+    doseInfo_->setText(tr("Dose: outside the dose grid"));
+    return;
+  }
+  const double rx = plan_->prescriptionGy();
+  doseInfo_->setText(tr("Dose %1 Gy (%2 % of %3 Gy)").arg(gy, 0, 'f', 3).arg(100 * gy / rx, 0, 'f', 1).arg(rx, 0, 'f', 2));
+}
+
+bool PlanningWorkspace::runDemoPlan(double gantryDeg) {
+  const auto& scene = state_->scene();
+  if (!scene) return false;
+  QString target;
+  for (const auto& s : scene->patient().structures.structures)
+    if (s.kind == StructureKind::Target && !s.mask.empty()) {
+      target = QString::fromStdString(s.name);
+      break;
+    }
+  if (target.isEmpty()) {
+    emit demoPlanFinished(false, tr("the case has no target structure"));
+    return false;
+  }
+  const int beam = controller_->addBeamOnTarget(target, gantryDeg);
+  // Depth-weighted initial weights: a flatter spread-out Bragg peak than uniform ones.
+  if (auto* weights = beamEditor_->findChild<QComboBox*>("spotWeightingCombo"))
+    weights->setCurrentIndex(weights->findData(int(proton::SpotWeighting::DepthWeighted)));
+  const proton::SpotGenerationOptions options = beamEditor_->spotOptions();
+  Job* spots = controller_->generateSpots(beam, target, options);
+  if (!spots) return false;
+  connect(spots, &Job::finished, this, [this, spots] {
+    if (spots->state() != Job::State::Done) {
+      emit demoPlanFinished(false, tr("spot generation %1").arg(Job::stateName(spots->state())));
+      return;
+    }
+    DoseRunOptions o = beamEditor_->doseOptions();
+    o.backend = Backend::Cpu;
+    Job* dose = controller_->computeDose(o);
+    if (!dose) return emit demoPlanFinished(false, tr("dose job did not start"));
+    connect(dose, &Job::finished, this, [this, dose] {
+      if (dose->state() != Job::State::Done)
+        return emit demoPlanFinished(false, tr("dose job %1 %2").arg(Job::stateName(dose->state()), dose->errorMessage()));
+      // Uniform initial weights give an arbitrary dose level: scale to the prescription.
+      controller_->normaliseCurrentDose(plan_->beam(0).targetName, NormalisationMode::TargetMean);
+      emit demoPlanFinished(true, tr("demo plan computed in %1 s").arg(dose->elapsedSeconds(), 0, 'f', 1));
+    });
+  });
+  return true;
+}
+
+}  // namespace penumbra::gui
