@@ -19,29 +19,9 @@
 #include "gui/overlays/beam_display.hpp"
 #include "gui/plan/photon_field_box.hpp"
 #include "gui/views/patient_tree.hpp"  // colorSwatch
+#include "gui/widgets/form_controls.hpp"
 
 namespace penumbra::gui {
-
-namespace {
-QDoubleSpinBox* spin(const char* name, double lo, double hi, double value, double step, int decimals,
-                     const QString& suffix) {
-  auto* s = new QDoubleSpinBox;
-  s->setObjectName(name);
-  s->setRange(lo, hi);
-  s->setDecimals(decimals);
-  s->setSingleStep(step);
-  s->setValue(value);
-  s->setSuffix(suffix);
-  s->setKeyboardTracking(false);  // valueChanged on Enter / focus out / arrows, not per key
-  return s;
-}
-
-QPushButton* button(const QString& text, const char* name) {
-  auto* b = new QPushButton(text);
-  b->setObjectName(name);
-  return b;
-}
-}  // namespace
 
 BeamEditorPanel::BeamEditorPanel(ViewState* state, PlanController* controller, QWidget* parent)
     : QWidget(parent), state_(state), controller_(controller), plan_(controller->plan()) {
@@ -78,12 +58,12 @@ QWidget* BeamEditorPanel::buildBeamBox() {
   beamList_->setMaximumHeight(90);
   v->addWidget(beamList_);
   auto* row = new QHBoxLayout;
-  addBeam_ = button(tr("Add beam"), "addBeamButton");
+  addBeam_ = makeButton(tr("Add beam"), "addBeamButton");
   addBeam_->setToolTip(tr("Add a proton beam (pencil-beam scanning) on the target"));
-  addPhotonBeam_ = button(tr("Add photon beam"), "addPhotonBeamButton");
+  addPhotonBeam_ = makeButton(tr("Add photon beam"), "addPhotonBeamButton");
   addPhotonBeam_->setToolTip(tr("Add a 6 MV photon beam on the target (jaws or conformal aperture)"));
-  removeBeam_ = button(tr("Remove"), "removeBeamButton");
-  auto* toTarget = button(tr("Iso to target"), "isoToTargetButton");
+  removeBeam_ = makeButton(tr("Remove"), "removeBeamButton");
+  auto* toTarget = makeButton(tr("Iso to target"), "isoToTargetButton");
   toTarget->setToolTip(tr("Isocentre at the centroid of the target"));
   row->addWidget(addBeam_);
   row->addWidget(addPhotonBeam_);
@@ -96,14 +76,14 @@ QWidget* BeamEditorPanel::buildBeamBox() {
   targetCombo_ = new QComboBox;
   targetCombo_->setObjectName("targetCombo");
   form->addRow(tr("Target"), targetCombo_);
-  gantry_ = spin("gantrySpin", -360, 360, 90, 5, 1, tr(" deg"));
-  couch_ = spin("couchSpin", -90, 90, 0, 5, 1, tr(" deg"));
+  gantry_ = makeDoubleSpinBox("gantrySpin", -360, 360, 90, 5, 1, tr(" deg"));
+  couch_ = makeDoubleSpinBox("couchSpin", -90, 90, 0, 5, 1, tr(" deg"));
   form->addRow(tr("Gantry"), gantry_);
   form->addRow(tr("Couch"), couch_);
   auto* isoRow = new QHBoxLayout;
   const char* isoNames[3] = {"isoXSpin", "isoYSpin", "isoZSpin"};
   for (int a = 0; a < 3; ++a) {
-    iso_[a] = spin(isoNames[a], -5000, 5000, 0, 1, 1, {});
+    iso_[a] = makeDoubleSpinBox(isoNames[a], -5000, 5000, 0, 1, 1, {});
     isoRow->addWidget(iso_[a]);
   }
   form->addRow(tr("Isocentre"), isoRow);
@@ -127,12 +107,12 @@ QWidget* BeamEditorPanel::buildSpotBox() {
   auto* v = new QVBoxLayout(box);
   auto* form = new QFormLayout;
   const proton::SpotGenerationOptions d;
-  spotSpacing_ = spin("spotSpacingSpin", 1, 30, d.spotSpacingMm, 0.5, 1, tr(" mm"));
-  lateralMargin_ = spin("lateralMarginSpin", 0, 30, d.lateralMarginMm, 0.5, 1, tr(" mm"));
-  layerSpacing_ = spin("layerSpacingSpin", 0, 20, d.layerSpacingMm, 0.5, 1, tr(" mm"));
+  spotSpacing_ = makeDoubleSpinBox("spotSpacingSpin", 1, 30, d.spotSpacingMm, 0.5, 1, tr(" mm"));
+  lateralMargin_ = makeDoubleSpinBox("lateralMarginSpin", 0, 30, d.lateralMarginMm, 0.5, 1, tr(" mm"));
+  layerSpacing_ = makeDoubleSpinBox("layerSpacingSpin", 0, 20, d.layerSpacingMm, 0.5, 1, tr(" mm"));
   layerSpacing_->setSpecialValueText(tr("auto"));
-  proximalMargin_ = spin("proximalMarginSpin", 0, 30, d.proximalMarginMm, 0.5, 1, tr(" mm"));
-  distalMargin_ = spin("distalMarginSpin", 0, 30, d.distalMarginMm, 0.5, 1, tr(" mm"));
+  proximalMargin_ = makeDoubleSpinBox("proximalMarginSpin", 0, 30, d.proximalMarginMm, 0.5, 1, tr(" mm"));
+  distalMargin_ = makeDoubleSpinBox("distalMarginSpin", 0, 30, d.distalMarginMm, 0.5, 1, tr(" mm"));
   pattern_ = new QComboBox;
   pattern_->setObjectName("spotPatternCombo");
   pattern_->addItem(tr("Hexagonal"), int(proton::SpotGridPattern::Hexagonal));
@@ -155,13 +135,13 @@ QWidget* BeamEditorPanel::buildSpotBox() {
   form->addRow(tr("Grid"), pattern_);
   form->addRow(tr("Weights"), weighting_);
   v->addLayout(form);
-  generate_ = button(tr("Generate spots"), "generateSpotsButton");
+  generate_ = makeButton(tr("Generate spots"), "generateSpotsButton");
   v->addWidget(generate_);
   layerList_ = new QListWidget;
   layerList_->setObjectName("layerList");
   layerList_->setMaximumHeight(110);
   v->addWidget(layerList_);
-  removeLayer_ = button(tr("Delete layer"), "removeLayerButton");
+  removeLayer_ = makeButton(tr("Delete layer"), "removeLayerButton");
   v->addWidget(removeLayer_);
   summary_ = new QLabel;
   summary_->setObjectName("beamSummaryLabel");
@@ -182,13 +162,13 @@ QWidget* BeamEditorPanel::buildDoseBox() {
   backend_->addItem(tr("Auto (GPU if present)"), int(Backend::Auto));
   backend_->addItem(tr("CPU"), int(Backend::Cpu));
   backend_->addItem(tr("CUDA GPU"), int(Backend::Cuda));
-  doseGrid_ = spin("doseGridSpin", 0, 10, 0, 0.5, 1, tr(" mm"));
+  doseGrid_ = makeDoubleSpinBox("doseGridSpin", 0, 10, 0, 0.5, 1, tr(" mm"));
   doseGrid_->setSpecialValueText(tr("CT grid"));
   variant_ = new QComboBox;
   variant_->setObjectName("ddaVariantCombo");
   variant_->addItem(tr("DDA-nc (branch-free)"), int(DdaVariant::BranchFree));
   variant_->addItem(tr("Classic DDA"), int(DdaVariant::Classic));
-  compute_ = button(tr("Compute dose"), "computeDoseButton");
+  compute_ = makeButton(tr("Compute dose"), "computeDoseButton");
   form->addRow(tr("Backend"), backend_);
   form->addRow(tr("Dose grid"), doseGrid_);
   form->addRow(tr("Ray tracing"), variant_);

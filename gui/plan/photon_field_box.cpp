@@ -12,23 +12,11 @@
 #include "gui/model/plan_model.hpp"
 #include "gui/model/view_state.hpp"
 #include "gui/plan/plan_controller.hpp"
+#include "gui/widgets/form_controls.hpp"
 
 namespace penumbra::gui {
 
 namespace {
-QDoubleSpinBox* spin(const char* name, double lo, double hi, double value, double step, int decimals,
-                     const QString& suffix) {
-  auto* s = new QDoubleSpinBox;
-  s->setObjectName(name);
-  s->setRange(lo, hi);
-  s->setDecimals(decimals);
-  s->setSingleStep(step);
-  s->setValue(value);
-  s->setSuffix(suffix);
-  s->setKeyboardTracking(false);  // valueChanged on Enter / focus out / arrows, not per key
-  return s;
-}
-
 enum FieldMode { kJaws = 0, kConformal = 1 };
 }  // namespace
 
@@ -36,27 +24,27 @@ PhotonFieldBox::PhotonFieldBox(ViewState* state, PlanController* controller, QWi
     : QGroupBox(tr("Photon field"), parent), state_(state), controller_(controller), plan_(controller->plan()) {
   setObjectName("photonFieldBox");
   auto* form = new QFormLayout(this);
-  collimator_ = spin("collimatorSpin", -360, 360, 0, 5, 1, tr(" deg"));
-  sad_ = spin("sadSpin", 500, 2000, 1000, 10, 0, tr(" mm"));
+  collimator_ = makeDoubleSpinBox("collimatorSpin", -360, 360, 0, 5, 1, tr(" deg"));
+  sad_ = makeDoubleSpinBox("sadSpin", 500, 2000, 1000, 10, 0, tr(" mm"));
   mode_ = new QComboBox;
   mode_->setObjectName("photonFieldModeCombo");
   mode_->addItem(tr("Jaws"), kJaws);
   mode_->addItem(tr("Conformal aperture"), kConformal);
-  fieldSize_ = spin("photonFieldSizeSpin", 5, 400, 100, 10, 0, tr(" mm"));
+  fieldSize_ = makeDoubleSpinBox("photonFieldSizeSpin", 5, 400, 100, 10, 0, tr(" mm"));
   fieldSize_->setToolTip(tr("Symmetric square field at the isocentre: sets X1 = Y1 = -size/2, X2 = Y2 = size/2"));
   auto* jawGrid = new QGridLayout;
   const char* names[4] = {"jawX1Spin", "jawX2Spin", "jawY1Spin", "jawY2Spin"};
   const char* labels[4] = {"X1", "X2", "Y1", "Y2"};
   const double defaults[4] = {-50, 50, -50, 50};
   for (int j = 0; j < 4; ++j) {
-    jaws_[std::size_t(j)] = spin(names[j], -200, 200, defaults[j], 5, 1, tr(" mm"));
+    jaws_[std::size_t(j)] = makeDoubleSpinBox(names[j], -200, 200, defaults[j], 5, 1, tr(" mm"));
     jawGrid->addWidget(new QLabel(labels[j]), j / 2, 2 * (j % 2));
     jawGrid->addWidget(jaws_[std::size_t(j)], j / 2, 2 * (j % 2) + 1);
   }
   apertureTarget_ = new QComboBox;
   apertureTarget_->setObjectName("apertureTargetCombo");
-  margin_ = spin("apertureMarginSpin", 0, 50, 5, 1, 1, tr(" mm"));
-  mu_ = spin("monitorUnitsSpin", 0.1, 10000, 100, 10, 1, tr(" MU"));
+  margin_ = makeDoubleSpinBox("apertureMarginSpin", 0, 50, 5, 1, 1, tr(" mm"));
+  mu_ = makeDoubleSpinBox("monitorUnitsSpin", 0.1, 10000, 100, 10, 1, tr(" MU"));
   form->addRow(tr("Collimator"), collimator_);
   form->addRow(tr("SAD"), sad_);
   form->addRow(tr("Field"), mode_);
