@@ -1,7 +1,11 @@
 #include "gui/overlays/dose_wash_display.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
+#include <vtkActor2D.h>
+#include <vtkCellArray.h>
+#include <vtkCellData.h>
 #include <vtkFloatArray.h>
 #include <vtkImageActor.h>
 #include <vtkImageData.h>
@@ -10,12 +14,19 @@
 #include <vtkImageProperty.h>
 #include <vtkLookupTable.h>
 #include <vtkPointData.h>
+#include <vtkPoints.h>
+#include <vtkPolyData.h>
+#include <vtkPolyDataMapper2D.h>
 #include <vtkRenderer.h>
+#include <vtkTextActor.h>
+#include <vtkUnsignedCharArray.h>
 
 #include "gui/model/dose_display_settings.hpp"
 #include "gui/model/dose_set_store.hpp"
 #include "gui/model/plan_model.hpp"
 #include "gui/overlays/dose_clip.hpp"
+#include "gui/overlays/overlay_text.hpp"
+#include "gui/overlays/slice_layout.hpp"
 
 namespace penumbra::gui {
 
@@ -30,7 +41,21 @@ DoseWashDisplay::DoseWashDisplay(vtkRenderer* renderer, const ViewState* state,
       image_(vtkSmartPointer<vtkImageData>::New()),
       lut_(vtkSmartPointer<vtkLookupTable>::New()),
       colors_(vtkSmartPointer<vtkImageMapToColors>::New()),
-      actor_(vtkSmartPointer<vtkImageActor>::New()) {
+      actor_(vtkSmartPointer<vtkImageActor>::New()),
+      bar_(vtkSmartPointer<vtkPolyData>::New()),
+      barTop_(makeOverlayText(slice_layout::kFontSize - 1, TextAnchor::MiddleRight)),
+      barBottom_(makeOverlayText(slice_layout::kFontSize - 1, TextAnchor::MiddleRight)),
+      setName_(makeOverlayText(slice_layout::kFontSize, TextAnchor::TopLeft)) {
+  const double white[3] = {1, 1, 1};
+  barActor_ = makeOverlayLines(bar_, white, 1.0f);
+  auto* barMapper = static_cast<vtkPolyDataMapper2D*>(barActor_->GetMapper());
+  barMapper->SetScalarModeToUseCellData();
+  barMapper->SetColorModeToDirectScalars();
+  for (vtkProp* p : {static_cast<vtkProp*>(barActor_.Get()), static_cast<vtkProp*>(barTop_.Get()),
+                     static_cast<vtkProp*>(barBottom_.Get()), static_cast<vtkProp*>(setName_.Get())}) {
+    p->SetVisibility(false);
+    renderer->AddActor2D(p);
+  }
   colors_->SetLookupTable(lut_);
   colors_->SetOutputFormatToRGBA();
   colors_->SetInputData(image_);
@@ -49,9 +74,69 @@ DoseWashDisplay::DoseWashDisplay(vtkRenderer* renderer, const ViewState* state,
 
 DoseWashDisplay::~DoseWashDisplay() {
   if (inRenderer_) renderer()->RemoveViewProp(actor_);
+  for (vtkProp* p : {static_cast<vtkProp*>(barActor_.Get()), static_cast<vtkProp*>(barTop_.Get()),
+                     static_cast<vtkProp*>(barBottom_.Get()), static_cast<vtkProp*>(setName_.Get())})
+    renderer()->RemoveActor2D(p);
 }
 
 bool DoseWashDisplay::isShowing() const { return inRenderer_ && actor_->GetVisibility(); }
+
+bool DoseWashDisplay::colourBarShowing() const { return barActor_->GetVisibility(); }
+
+void DoseWashDisplay::layout(int w, int h) {
+  using namespace slice_layout;
+  const auto set = store_->current();
+  const bool shown = state()->scene() && set && settings_->washVisible();
+  // The dose set's name under the position line, clear of the isodose legend on the right
+  // (about 7 px per character at this size; the legend is up to 16 characters of 11 px).
+  setName_->SetVisibility(shown);
+  if (shown) {
+    const int room = w - 2 * kMargin - 16 * 7 - 12;
+    setName_->SetInput(elide(set->name.toStdString(), room / 7).c_str());
+    placeText(setName_, kMargin, titleLineTop(h, 2));
+  }
+  const int y0 = colourBarBottom(), y1 = colourBarTop(h);
+  const bool bar = shown && y1 - y0 >= 24;
+  for (vtkProp* p : {static_cast<vtkProp*>(barActor_.Get()), static_cast<vtkProp*>(barTop_.Get()),
+                     static_cast<vtkProp*>(barBottom_.Get())})
+    p->SetVisibility(bar);
+  if (!bar) return;
+  // The wash's lookup table from its lower end (threshold) to its upper end (set maximum),
+  // one cell per table entry: the bar is exactly the colours the wash uses.
+  const double* range = lut_->GetTableRange();
+  const int n = std::max<int>(2, int(lut_->GetNumberOfTableValues()));
+  const double x1 = w - kMargin, x0 = x1 - kColourBarWidth;
+  auto points = vtkSmartPointer<vtkPoints>::New();
+  auto cells = vtkSmartPointer<vtkCellArray>::New();
+  auto colours = vtkSmartPointer<vtkUnsignedCharArray>::New();
+  colours->SetNumberOfComponents(3);
+  for (int i = 0; i < n; ++i) {
+    const double ya = y0 + (y1 - y0) * double(i) / n, yb = y0 + (y1 - y0) * double(i + 1) / n;
+    const vtkIdType base = points->GetNumberOfPoints();
+    points->InsertNextPoint(x0, ya, 0);
+    points->InsertNextPoint(x1, ya, 0);
+    points->InsertNextPoint(x1, yb, 0);
+    points->InsertNextPoint(x0, yb, 0);
+    const vtkIdType quad[4] = {base, base + 1, base + 2, base + 3};
+    cells->InsertNextCell(4, quad);
+    double rgba[4];
+    lut_->GetTableValue(i, rgba);
+    const unsigned char rgb[3] = {(unsigned char)(255 * rgba[0]), (unsigned char)(255 * rgba[1]),
+                                  (unsigned char)(255 * rgba[2])};
+    colours->InsertNextTypedTuple(rgb);
+  }
+  bar_->SetPoints(points);
+  bar_->SetPolys(cells);
+  bar_->GetCellData()->SetScalars(colours);
+  bar_->Modified();
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f Gy", range[1]);
+  barTop_->SetInput(text);
+  std::snprintf(text, sizeof text, "%.2f Gy", range[0]);
+  barBottom_->SetInput(text);
+  placeText(barTop_, int(x0) - 3, y1);
+  placeText(barBottom_, int(x0) - 3, y0);
+}
 
 void DoseWashDisplay::rebuild() {
   const auto& scene = state()->scene();
@@ -91,6 +176,10 @@ void DoseWashDisplay::rebuild() {
   std::copy(s.gy.begin(), s.gy.end(), scalars->GetPointer(0));
   image_->GetPointData()->SetScalars(scalars);
   image_->Modified();
+  // The image is one voxel thick along this view's normal. Without an explicit display extent
+  // vtkImageActor shows the image's k = 0 plane, which is the whole slice for the axial view
+  // but a single row of it for the sagittal and coronal views (the wash was missing there).
+  actor_->SetDisplayExtent(0, dims[0] - 1, 0, dims[1] - 1, 0, dims[2] - 1);
   // Lift towards the camera above the CT, as the other overlays are (slice_overlay.hpp).
   const auto dop = cameraAxes(orientation()).directionOfProjection;
   actor_->SetPosition(-dop[0] * kLayerDoseWash * kLayerStepMm, -dop[1] * kLayerDoseWash * kLayerStepMm,

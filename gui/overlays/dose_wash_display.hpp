@@ -3,16 +3,20 @@
 /// on the display grid), mapped through the chosen colour map from the lower threshold (% of
 /// the prescription) to the set's maximum, blended over the CT with the chosen opacity. With
 /// clipping on (DoseDisplaySettings::clipToExternal) it is transparent outside the patient
-/// outline.
+/// outline. It also draws the wash's continuous colour bar (threshold to maximum, in Gy) and
+/// the shown dose set's name (slice_layout.hpp), so each view says what it shows.
 #include <vtkSmartPointer.h>
 
 #include "gui/overlays/dose_slice.hpp"
 #include "gui/overlays/slice_overlay.hpp"
 
+class vtkActor2D;
 class vtkImageActor;
 class vtkImageData;
 class vtkImageMapToColors;
 class vtkLookupTable;
+class vtkPolyData;
+class vtkTextActor;
 
 namespace penumbra::gui {
 
@@ -32,6 +36,10 @@ public:
   bool isShowing() const;
   /// The dose slice shown (empty when none): clipped samples are kClippedGy. For tests.
   const DoseSlice& shownSlice() const { return slice_; }
+  /// True when the colour bar is drawn (a dose set is shown and the view is tall enough).
+  bool colourBarShowing() const;
+
+  void layout(int widthPx, int heightPx) override;
 
 private:
   void rebuild();
@@ -44,6 +52,9 @@ private:
   vtkSmartPointer<vtkLookupTable> lut_;
   vtkSmartPointer<vtkImageMapToColors> colors_;
   vtkSmartPointer<vtkImageActor> actor_;
+  vtkSmartPointer<vtkPolyData> bar_;
+  vtkSmartPointer<vtkActor2D> barActor_;
+  vtkSmartPointer<vtkTextActor> barTop_, barBottom_, setName_;
   DoseSlice slice_;
   bool inRenderer_ = false;
   int shownSlice_ = -1;

@@ -1,5 +1,6 @@
 #include "gui/overlays/isodose_display.hpp"
 
+#include <cmath>
 #include <cstdio>
 
 #include <vtkActor.h>
@@ -18,12 +19,16 @@
 #include "gui/model/dose_set_store.hpp"
 #include "gui/model/plan_model.hpp"
 #include "gui/overlays/dose_clip.hpp"
+#include "gui/overlays/dashed_lines.hpp"
 #include "gui/overlays/dose_slice.hpp"
+#include "gui/overlays/overlay_text.hpp"
+#include "gui/overlays/slice_layout.hpp"
 
 namespace penumbra::gui {
 
 namespace {
 constexpr float kIsodoseLineWidth = 2.0f;
+constexpr double kDashPx = 6.0, kGapPx = 4.0;  // on screen, whatever the zoom
 }
 
 IsodoseDisplay::IsodoseDisplay(vtkRenderer* renderer, const ViewState* state,
@@ -67,28 +72,56 @@ bool IsodoseDisplay::legendVisible() const {
   return !legend_.empty() && legend_.front()->GetVisibility();
 }
 
+std::vector<std::string> IsodoseDisplay::legendText() const {
+  std::vector<std::string> out;
+  for (const auto& t : legend_)
+    if (t->GetVisibility()) out.emplace_back(t->GetInput() ? t->GetInput() : "");
+  return out;
+}
+
 void IsodoseDisplay::rebuild() {
   const auto& scene = state()->scene();
   const auto set = store_->current();
   shownSlice_ = state()->sliceIndex(orientation());
+  const auto& levels = settings_->isodoseLevels();
+  perLevel_.assign(levels.size(), 0);
+  levelSegments_.assign(levels.size(), {});
+  if (scene && set && settings_->isodosesVisible()) {
+    const DoseSlice s = sampleDoseSlice(set->dose.dose, *scene, orientation(), shownSlice_,
+                                        doseClipMask(*scene, settings_->clipToExternal()));
+    const double rx = plan_->prescriptionGy();
+    for (std::size_t l = 0; l < levels.size(); ++l) {
+      levelSegments_[l] = doseIsoLines(s, float(levels[l].percent / 100.0 * rx));
+      perLevel_[l] = int(levelSegments_[l].size());
+    }
+  }
+  dashPxPerMm_ = pixelsPerMm(renderer());
+  rebuildLines();
+  rebuildLegend();
+  requestRender();
+}
+
+void IsodoseDisplay::rebuildLines() {
+  const auto& scene = state()->scene();
   auto points = vtkSmartPointer<vtkPoints>::New();
   auto cells = vtkSmartPointer<vtkCellArray>::New();
   auto colors = vtkSmartPointer<vtkUnsignedCharArray>::New();
   colors->SetNumberOfComponents(3);
   colors->SetName("isodose colour");
   const auto& levels = settings_->isodoseLevels();
-  perLevel_.assign(levels.size(), 0);
-  if (scene && set && settings_->isodosesVisible()) {
-    const DoseSlice s = sampleDoseSlice(set->dose.dose, *scene, orientation(), shownSlice_,
-                                        doseClipMask(*scene, settings_->clipToExternal()));
-    const double rx = plan_->prescriptionGy();
+  if (scene && levelSegments_.size() == levels.size()) {
+    const auto [ua, va] = planeAxes();
+    const Grid& g = scene->grid();
+    // Dash and gap in mm for the current zoom; before the first render (no size yet) a
+    // pattern for about 1 px per mm.
+    const double pxPerMm = dashPxPerMm_ > 0 ? dashPxPerMm_ : 1.0;
     for (std::size_t l = 0; l < levels.size(); ++l) {
-      const auto segs = doseIsoLines(s, float(levels[l].percent / 100.0 * rx));
-      perLevel_[l] = int(segs.size());
+      const auto dashes = dashSegments(levelSegments_[l], g.spacing[ua], g.spacing[va],
+                                       kDashPx / pxPerMm, kGapPx / pxPerMm);
       const unsigned char rgb[3] = {(unsigned char)levels[l].color.red(),
                                     (unsigned char)levels[l].color.green(),
                                     (unsigned char)levels[l].color.blue()};
-      for (const Segment2& seg : segs) {
+      for (const Segment2& seg : dashes) {
         const auto a = planePoint(seg.u0, seg.v0, kLayerIsolines);
         const auto b = planePoint(seg.u1, seg.v1, kLayerIsolines);
         const vtkIdType ids[2] = {points->InsertNextPoint(a.data()), points->InsertNextPoint(b.data())};
@@ -101,8 +134,22 @@ void IsodoseDisplay::rebuild() {
   lines_->SetLines(cells);
   lines_->GetCellData()->SetScalars(colors);
   lines_->Modified();
-  rebuildLegend();
-  requestRender();
+}
+
+void IsodoseDisplay::layout(int w, int h) {
+  using namespace slice_layout;
+  // Re-cut the dashes when the zoom changed by more than 15 %.
+  const double pxPerMm = pixelsPerMm(renderer());
+  if (pxPerMm > 0 && (dashPxPerMm_ <= 0 || std::abs(pxPerMm / dashPxPerMm_ - 1) > 0.15)) {
+    dashPxPerMm_ = pxPerMm;
+    rebuildLines();
+  }
+  if (legend_.empty()) return;
+  const int lineHeight = legendLineHeight(h, int(legend_.size()));
+  for (std::size_t l = 0; l < legend_.size(); ++l) {
+    legend_[l]->GetTextProperty()->SetFontSize(lineHeight - 3);
+    placeText(legend_[l], w - kMargin, h - kMargin - int(l) * lineHeight);
+  }
 }
 
 void IsodoseDisplay::rebuildLegend() {
@@ -112,23 +159,23 @@ void IsodoseDisplay::rebuildLegend() {
   if (!show) return;
   const double rx = plan_->prescriptionGy();
   const auto& levels = settings_->isodoseLevels();
+  auto header = makeOverlayText(11, TextAnchor::TopRight);
+  header->SetInput("Isodose (dashed)");
+  renderer()->AddActor2D(header);
+  legend_.push_back(header);
   for (std::size_t l = 0; l < levels.size(); ++l) {
     char text[64];
     std::snprintf(text, sizeof text, "%g %%  %.2f Gy", levels[l].percent, levels[l].percent / 100.0 * rx);
-    auto t = vtkSmartPointer<vtkTextActor>::New();
+    auto t = makeOverlayText(11, TextAnchor::TopRight);
     t->SetInput(text);
     vtkTextProperty* p = t->GetTextProperty();
-    p->SetFontSize(12);
-    p->SetJustificationToRight();
-    p->SetVerticalJustificationToTop();
     p->SetColor(levels[l].color.redF(), levels[l].color.greenF(), levels[l].color.blueF());
     p->SetBold(true);
-    t->GetPositionCoordinate()->SetCoordinateSystemToNormalizedViewport();
-    t->SetPosition(0.985, 0.975 - 0.045 * double(l));
-    t->PickableOff();
     renderer()->AddActor2D(t);
     legend_.push_back(t);
   }
+  const int* size = renderer()->GetSize();
+  if (size[0] > 0 && size[1] > 0) layout(size[0], size[1]);
 }
 
 }  // namespace penumbra::gui

@@ -2,11 +2,15 @@
 /// Isodose lines on a slice view: for every level of DoseDisplaySettings (% of the plan's
 /// prescription) the iso-line of the current dose set on the slice (marching squares on the
 /// DoseSlice the wash uses too, clipped to the patient outline like the wash), in the level's
-/// colour, with a legend in the upper right corner ("100 %  2.00 Gy").
+/// colour, dashed so that no line can be taken for a structure contour (those are solid), with
+/// a legend in the upper right corner under the header "Isodose (dashed)" ("100 %  2.00 Gy").
+/// The dashes keep their length on screen (about 6 px on, 4 px off) whatever the zoom.
+#include <string>
 #include <vector>
 
 #include <vtkSmartPointer.h>
 
+#include "gui/overlays/marching_squares.hpp"
 #include "gui/overlays/slice_overlay.hpp"
 
 class vtkActor;
@@ -32,9 +36,14 @@ public:
   /// Segments drawn per level, in the settings' level order.
   const std::vector<int>& segmentsPerLevel() const { return perLevel_; }
   bool legendVisible() const;
+  /// The legend's lines, header first (empty when hidden). For tests.
+  std::vector<std::string> legendText() const;
+
+  void layout(int widthPx, int heightPx) override;
 
 private:
   void rebuild();
+  void rebuildLines();
   void rebuildLegend();
 
   const DoseSetStore* store_;
@@ -44,6 +53,8 @@ private:
   vtkSmartPointer<vtkActor> actor_;
   std::vector<vtkSmartPointer<vtkTextActor>> legend_;
   std::vector<int> perLevel_;
+  std::vector<std::vector<Segment2>> levelSegments_;  // undashed, per level
+  double dashPxPerMm_ = 0;  // the zoom the dashes were cut for
   int shownSlice_ = -1;
 };
 

@@ -4,13 +4,17 @@
 
 #include <vtkActor.h>
 #include <vtkCellArray.h>
-#include <vtkCornerAnnotation.h>
+#include <vtkActor2D.h>
 #include <vtkPoints.h>
 #include <vtkPolyData.h>
 #include <vtkPolyDataMapper.h>
 #include <vtkProperty.h>
 #include <vtkRenderer.h>
+#include <vtkTextActor.h>
 #include <vtkTextProperty.h>
+
+#include "gui/overlays/overlay_text.hpp"
+#include "gui/overlays/slice_layout.hpp"
 
 namespace penumbra::gui {
 
@@ -84,22 +88,32 @@ void CrosshairDisplay::rebuild() {
 SliceAnnotationDisplay::SliceAnnotationDisplay(vtkRenderer* renderer, const ViewState* state,
                                                SliceOrientation orientation, QObject* parent)
     : SliceOverlay(renderer, state, orientation, parent),
-      annotation_(vtkSmartPointer<vtkCornerAnnotation>::New()) {
-  annotation_->SetMaximumFontSize(15);
-  annotation_->SetLinearFontScaleFactor(2);
-  annotation_->SetNonlinearFontScaleFactor(1);
-  annotation_->GetTextProperty()->SetColor(0.85, 0.85, 0.85);
-  annotation_->PickableOff();
+      title_(makeOverlayText(slice_layout::kFontSize, TextAnchor::TopLeft)),
+      position_(makeOverlayText(slice_layout::kFontSize, TextAnchor::TopLeft)),
+      windowLevel_(makeOverlayText(slice_layout::kFontSize, TextAnchor::BottomLeft)),
+      scaleBar_(vtkSmartPointer<vtkPolyData>::New()),
+      scaleLabel_(makeOverlayText(slice_layout::kFontSize - 1, TextAnchor::BottomRight)) {
   // Orientation letters on the edges (radiological convention, see slice_orientation.hpp).
   const char* left = orientation == SliceOrientation::Sagittal ? "A" : "R";
   const char* right = orientation == SliceOrientation::Sagittal ? "P" : "L";
   const char* top = orientation == SliceOrientation::Axial ? "A" : "S";
   const char* bottom = orientation == SliceOrientation::Axial ? "P" : "I";
-  annotation_->SetText(vtkCornerAnnotation::LeftEdge, left);
-  annotation_->SetText(vtkCornerAnnotation::RightEdge, right);
-  annotation_->SetText(vtkCornerAnnotation::UpperEdge, top);
-  annotation_->SetText(vtkCornerAnnotation::LowerEdge, bottom);
-  renderer->AddViewProp(annotation_);
+  const char* names[4] = {left, right, top, bottom};
+  const TextAnchor anchors[4] = {TextAnchor::MiddleLeft, TextAnchor::MiddleRight,
+                                 TextAnchor::TopCentre, TextAnchor::BottomCentre};
+  for (int e = 0; e < 4; ++e) {
+    letters_[std::size_t(e)] = makeOverlayText(slice_layout::kLetterFontSize, anchors[e]);
+    letters_[std::size_t(e)]->SetInput(names[e]);
+    letters_[std::size_t(e)]->GetTextProperty()->SetBold(true);
+    // Nearly opaque: the crosshair runs through the middle of every edge, under the letter.
+    letters_[std::size_t(e)]->GetTextProperty()->SetBackgroundOpacity(0.85);
+  }
+  const double white[3] = {0.88, 0.88, 0.88};
+  scaleBarActor_ = makeOverlayLines(scaleBar_, white, 2.0f);
+  for (vtkTextActor* t : {title_.Get(), position_.Get(), windowLevel_.Get(), scaleLabel_.Get()})
+    renderer->AddActor2D(t);
+  for (auto& t : letters_) renderer->AddActor2D(t);
+  renderer->AddActor2D(scaleBarActor_);
   connect(state, &ViewState::sceneChanged, this, &SliceAnnotationDisplay::updateText);
   connect(state, &ViewState::crosshairChanged, this, &SliceAnnotationDisplay::updateText);
   connect(state, &ViewState::windowLevelChanged, this, &SliceAnnotationDisplay::updateText);
@@ -110,24 +124,69 @@ SliceAnnotationDisplay::~SliceAnnotationDisplay() = default;
 
 void SliceAnnotationDisplay::updateText() {
   const auto& scene = state()->scene();
-  char upper[96], lower[96];
+  char upper[96], pos[64], lower[96];
+  pos[0] = 0;
   if (scene) {
     const int axis = normalAxis(orientation());
     const int slice = state()->sliceIndex(orientation());
     Vec3 ijk = state()->crosshair();
     ijk[axis] = slice;
     const Vec3 p = scene->worldOf(ijk);
-    std::snprintf(upper, sizeof upper, "%s  %d/%d  (%c = %.1f mm)", displayName(orientation()),
-                  slice + 1, scene->sliceCount(orientation()), "xyz"[axis], p[axis]);
+    std::snprintf(upper, sizeof upper, "%s %d/%d", displayName(orientation()), slice + 1,
+                  scene->sliceCount(orientation()));
+    std::snprintf(pos, sizeof pos, "%c = %.1f mm", "xyz"[axis], p[axis]);
   } else {
     std::snprintf(upper, sizeof upper, "%s", displayName(orientation()));
   }
   const WindowLevel wl = state()->windowLevel();
   std::snprintf(lower, sizeof lower, "W %.0f  L %.0f", wl.window, wl.level);
-  annotation_->SetText(vtkCornerAnnotation::UpperLeft, upper);
-  annotation_->SetText(vtkCornerAnnotation::LowerLeft, scene ? lower : "");
-  annotation_->SetVisibility(true);
+  title_->SetInput(upper);
+  position_->SetInput(pos);
+  position_->SetVisibility(scene != nullptr);
+  windowLevel_->SetInput(lower);
+  windowLevel_->SetVisibility(scene != nullptr);
+  for (auto& t : letters_) t->SetVisibility(scene != nullptr);
   requestRender();
+}
+
+void SliceAnnotationDisplay::layout(int w, int h) {
+  using namespace slice_layout;
+  placeText(title_, kMargin, titleLineTop(h, 0));
+  placeText(position_, kMargin, titleLineTop(h, 1));
+  placeText(windowLevel_, kMargin, kMargin);
+  placeText(letters_[0], kMargin, h / 2);
+  placeText(letters_[1], w - kMargin, h / 2);
+  placeText(letters_[2], w / 2, h - kMargin);
+  placeText(letters_[3], w / 2, kMargin);
+  // Scale bar: the longest round length that fits the bottom band's right part.
+  const double pxPerMm = pixelsPerMm(renderer());
+  scaleBarMm_ = 0;
+  if (state()->scene() && pxPerMm > 0) {
+    for (double mm : {1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0})
+      if (mm * pxPerMm <= maxScaleBarPx(w)) scaleBarMm_ = mm;
+  }
+  const bool show = scaleBarMm_ > 0;
+  scaleBarActor_->SetVisibility(show);
+  scaleLabel_->SetVisibility(show);
+  if (!show) return;
+  const double x1 = w - kMargin, x0 = x1 - scaleBarMm_ * pxPerMm, y = kMargin + 2;
+  auto points = vtkSmartPointer<vtkPoints>::New();
+  points->InsertNextPoint(x0, y, 0);
+  points->InsertNextPoint(x1, y, 0);
+  points->InsertNextPoint(x0, y + 5, 0);  // end ticks
+  points->InsertNextPoint(x1, y + 5, 0);
+  auto cells = vtkSmartPointer<vtkCellArray>::New();
+  const vtkIdType bar[2] = {0, 1}, tick0[2] = {0, 2}, tick1[2] = {1, 3};
+  cells->InsertNextCell(2, bar);
+  cells->InsertNextCell(2, tick0);
+  cells->InsertNextCell(2, tick1);
+  scaleBar_->SetPoints(points);
+  scaleBar_->SetLines(cells);
+  scaleBar_->Modified();
+  char label[32];
+  std::snprintf(label, sizeof label, "%g mm", scaleBarMm_);
+  scaleLabel_->SetInput(label);
+  placeText(scaleLabel_, w - kMargin, int(y) + 7);
 }
 
 }  // namespace penumbra::gui

@@ -1,7 +1,7 @@
 #pragma once
 /// Decorations of a slice view: the crosshair (the traces of the other two slice planes, in
-/// their plane colours) and the corner annotation (orientation letters, slice number,
-/// window/level).
+/// their plane colours) and the annotation (view and slice number, position, orientation
+/// letters, window/level and a scale bar), laid out by slice_layout.hpp.
 #include <array>
 
 #include <vtkSmartPointer.h>
@@ -9,8 +9,9 @@
 #include "gui/overlays/slice_overlay.hpp"
 
 class vtkActor;
-class vtkCornerAnnotation;
+class vtkActor2D;
 class vtkPolyData;
+class vtkTextActor;
 
 namespace penumbra::gui {
 
@@ -32,15 +33,25 @@ private:
 };
 
 class SliceAnnotationDisplay : public SliceOverlay {
+  Q_OBJECT
 public:
   SliceAnnotationDisplay(vtkRenderer* renderer, const ViewState* state,
                          SliceOrientation orientation, QObject* parent = nullptr);
   ~SliceAnnotationDisplay() override;
 
+  void layout(int widthPx, int heightPx) override;
+  /// Length of the scale bar in mm (0 when hidden) and its text ("20 mm"). For tests.
+  double scaleBarMm() const { return scaleBarMm_; }
+
 private:
   void updateText();
 
-  vtkSmartPointer<vtkCornerAnnotation> annotation_;
+  vtkSmartPointer<vtkTextActor> title_, position_, windowLevel_;
+  std::array<vtkSmartPointer<vtkTextActor>, 4> letters_;  // left, right, top, bottom
+  vtkSmartPointer<vtkPolyData> scaleBar_;
+  vtkSmartPointer<vtkActor2D> scaleBarActor_;
+  vtkSmartPointer<vtkTextActor> scaleLabel_;
+  double scaleBarMm_ = 0;
 };
 
 }  // namespace penumbra::gui

@@ -25,6 +25,11 @@ public:
 
   SliceOrientation orientation() const { return orientation_; }
 
+  /// Called by the view right before each render with its size in display pixels: overlays
+  /// with 2D annotations place them here (slice_layout.hpp), and overlays drawn at a fixed
+  /// size on screen (dashes) follow the zoom. Must not request a render.
+  virtual void layout(int widthPx, int heightPx) {}
+
 signals:
   /// Emitted when the overlay changed what it draws.
   void renderRequested();

@@ -68,7 +68,11 @@ void SliceView::resizeEvent(QResizeEvent* e) {
   if (!userCamera_) resetCamera();
 }
 
-void SliceView::beforeRender() { renderer()->ResetCameraClippingRange(); }
+void SliceView::beforeRender() {
+  renderer()->ResetCameraClippingRange();
+  const int* size = renderer()->GetSize();
+  for (SliceOverlay* o : overlays_) o->layout(size[0], size[1]);
+}
 
 bool SliceView::worldAt(QPoint pos, double world[3]) const {
   if (!state_->scene()) return false;

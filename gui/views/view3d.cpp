@@ -9,6 +9,7 @@
 #include <QWheelEvent>
 #include <QtConcurrent/QtConcurrentRun>
 #include <vtkActor.h>
+#include <vtkAnnotatedCubeActor.h>
 #include <vtkCamera.h>
 #include <vtkImageActor.h>
 #include <vtkImageProperty.h>
@@ -16,6 +17,7 @@
 #include <vtkLookupTable.h>
 #include <vtkPolyData.h>
 #include <vtkPolyDataMapper.h>
+#include <vtkGenericOpenGLRenderWindow.h>
 #include <vtkProperty.h>
 #include <vtkRenderer.h>
 
@@ -37,6 +39,25 @@ View3D::View3D(ViewState* state, QWidget* parent)
     p->GetProperty()->SetLookupTable(lut_);
     p->GetProperty()->UseLookupTableScalarRangeOn();
   }
+  // Patient directions on the cube's faces (LPS: +x left, +y posterior, +z superior).
+  auto cube = vtkSmartPointer<vtkAnnotatedCubeActor>::New();
+  cube->SetXPlusFaceText("L");
+  cube->SetXMinusFaceText("R");
+  cube->SetYPlusFaceText("P");
+  cube->SetYMinusFaceText("A");
+  cube->SetZPlusFaceText("S");
+  cube->SetZMinusFaceText("I");
+  cube->SetFaceTextScale(0.6);
+  cube->GetCubeProperty()->SetColor(0.35, 0.38, 0.45);
+  cube->GetTextEdgesProperty()->SetColor(0.9, 0.9, 0.9);
+  cube->PickableOff();
+  markerRenderer_ = vtkSmartPointer<vtkRenderer>::New();
+  markerRenderer_->SetLayer(1);
+  markerRenderer_->SetViewport(0.0, 0.0, 0.2, 0.28);
+  markerRenderer_->InteractiveOff();
+  markerRenderer_->AddActor(cube);
+  renderWindow()->SetNumberOfLayers(2);
+  renderWindow()->AddRenderer(markerRenderer_);
   connect(state, &ViewState::sceneChanged, this, &View3D::onSceneChanged);
   connect(state, &ViewState::crosshairChanged, this, &View3D::updatePlanes);
   connect(state, &ViewState::windowLevelChanged, this, &View3D::applyWindowLevel);
@@ -197,7 +218,21 @@ void View3D::resetCamera() {
   requestRender();
 }
 
-void View3D::beforeRender() { renderer()->ResetCameraClippingRange(); }
+void View3D::beforeRender() {
+  renderer()->ResetCameraClippingRange();
+  // The marker looks at the cube from the main camera's direction with its view-up.
+  vtkCamera* main = renderer()->GetActiveCamera();
+  vtkCamera* cam = markerRenderer_->GetActiveCamera();
+  double dop[3], up[3];
+  main->GetDirectionOfProjection(dop);
+  main->GetViewUp(up);
+  cam->SetFocalPoint(0, 0, 0);
+  cam->SetPosition(-4.5 * dop[0], -4.5 * dop[1], -4.5 * dop[2]);
+  cam->SetViewUp(up);
+  cam->ParallelProjectionOff();
+  cam->SetViewAngle(30);
+  markerRenderer_->ResetCameraClippingRange();
+}
 
 void View3D::mousePressEvent(QMouseEvent* e) {
   dragButton_ = e->button();

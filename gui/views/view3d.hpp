@@ -7,6 +7,7 @@
 
 #include <QFutureWatcher>
 #include <QPoint>
+#include <vtkRenderer.h>
 #include <vtkSmartPointer.h>
 
 #include "gui/model/view_state.hpp"
@@ -16,12 +17,15 @@ class vtkActor;
 class vtkImageActor;
 class vtkLookupTable;
 class vtkPolyData;
+class vtkRenderer;
 
 namespace penumbra::gui {
 
 class View3D : public VtkView {
   Q_OBJECT
 public:
+  /// The renderer of the orientation marker (layer 1, lower left corner). For tests.
+  vtkRenderer* orientationMarkerRenderer() const { return markerRenderer_; }
   explicit View3D(ViewState* state, QWidget* parent = nullptr);
   ~View3D() override;
 
@@ -63,6 +67,9 @@ private:
   vtkSmartPointer<vtkLookupTable> lut_;  // CT planes: window/level grey, air transparent
   std::array<vtkSmartPointer<vtkImageActor>, 3> planes_;
   std::vector<vtkSmartPointer<vtkActor>> surfaceActors_;
+  // Orientation marker: a cube labelled L/R, A/P, S/I in the lower left corner, drawn by a
+  // second renderer on layer 1 whose camera turns with the main one (beforeRender).
+  vtkSmartPointer<vtkRenderer> markerRenderer_;
   QFutureWatcher<SurfaceResult> watcher_;
   std::shared_ptr<const PatientScene> runningFor_;  // scene of the build in flight
   bool surfacesReady_ = true;
