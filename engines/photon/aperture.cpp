@@ -11,7 +11,7 @@
 
 #include "core/error.hpp"
 #include "photon/photon_backend.hpp"
-#include "proton/beam_geometry.hpp"
+#include "core/beam_geometry.hpp"
 
 namespace penumbra::photon {
 
@@ -40,8 +40,7 @@ void polygonIntervals(const Polygon& poly, double y, std::vector<std::pair<doubl
 }  // namespace
 
 void beamAxes(const PhotonBeam& beam, Vec3& source, Vec3& u, Vec3& v, Vec3& w) {
-  const proton::BeamFrame f =
-      proton::makeBeamFrame(beam.gantryDeg, beam.couchDeg, beam.isocenter, beam.sadMm);
+  const BeamFrame f = makeBeamFrame(beam.gantryDeg, beam.couchDeg, beam.isocenter, beam.sadMm);
   // IEC 61217: the beam limiting device system is rotated by the collimator angle about Z_g,
   // which points from the isocentre to the source; positive angles turn the jaws
   // counter-clockwise as seen from the source (u towards v).

@@ -85,7 +85,7 @@ bool doseGridIsInputGrid(const PhotonDoseRequest& request, const Grid& doseGrid)
 /// their lattices on `grid`.
 PreparedBeam prepareBeam(const PhotonBeam& beam, const Grid& grid, const ConeSet& cones,
                          const PhotonBeamModel& model);
-/// Source and axes of a beam (aperture.cpp): proton::makeBeamFrame's IEC 61217 frame with u, v
+/// Source and axes of a beam (aperture.cpp): makeBeamFrame's IEC 61217 frame (core) with u, v
 /// rotated by the collimator angle (positive: counter-clockwise seen from the source).
 void beamAxes(const PhotonBeam& beam, Vec3& source, Vec3& u, Vec3& v, Vec3& w);
 /// Fills beam.map* and beam.openFraction from the jaws and aperture (sub-pixel sampling).

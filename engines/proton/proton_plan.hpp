@@ -32,7 +32,7 @@ struct EnergyLayer {
   std::vector<ProtonSpot> spots;
 };
 
-/// One treatment field. Patient position is head-first supine (see beam_geometry.hpp).
+/// One treatment field. Patient position is head-first supine (see core/beam_geometry.hpp).
 struct ProtonBeam {
   std::string name;
   double gantryDeg = 0;                   ///< IEC 61217 gantry angle [deg]

@@ -31,7 +31,7 @@
 #include "core/calibration.hpp"
 #include "core/progress.hpp"
 #include "core/volume.hpp"
-#include "proton/beam_geometry.hpp"
+#include "core/beam_geometry.hpp"
 #include "proton/proton_plan.hpp"
 
 namespace penumbra::proton {

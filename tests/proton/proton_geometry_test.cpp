@@ -5,7 +5,7 @@
 #include <cmath>
 #include <random>
 
-#include "proton/beam_geometry.hpp"
+#include "core/beam_geometry.hpp"
 #include "spmv/half_float.hpp"
 #include "proton/pencil_beam_math.hpp"
 

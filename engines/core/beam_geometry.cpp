@@ -1,10 +1,10 @@
-#include "proton/beam_geometry.hpp"
+#include "core/beam_geometry.hpp"
 
 #include <cmath>
 
 #include "core/error.hpp"
 
-namespace penumbra::proton {
+namespace penumbra {
 
 namespace {
 constexpr double kPi = 3.14159265358979323846;
@@ -51,4 +51,4 @@ BeamFrame makeBeamFrame(double gantryDeg, double couchDeg, Vec3 isocenter, doubl
   return f;
 }
 
-}  // namespace penumbra::proton
+}  // namespace penumbra
