@@ -15,8 +15,8 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/parallel_for.hpp"
 #include "photon/photon_backend.hpp"
-#include "proton/cpu/parallel_for.hpp"
 #include "proton/proton_tables.hpp"
 #include "raytrace/raytrace.hpp"
 
@@ -142,7 +142,7 @@ PhotonWorkspaceEstimate workspaceBytes(const PhotonDoseRequest& r) {
   const Grid dg = resolveDoseGrid(r);
   const double n = double(dg.voxelCount()), inVox = double(inputGrid(r).voxelCount());
   const bool sameGrid = detail::doseGridIsInputGrid(r, dg);
-  const double threads = double(proton::cpu::resolveThreads(r.params.cpuThreads));
+  const double threads = double(resolveThreads(r.params.cpuThreads));
   const double dirs = double(r.params.polarCones) * double(r.params.azimuthalCones);
   const bool atomicFree = r.params.deposit == DepositStrategy::AtomicFree;
   // Open-field map of the largest beam at 0.5 mm (float).
@@ -203,7 +203,7 @@ ResolvedRequest resolveRequest(const PhotonDoseRequest& req, const PhotonBeamMod
   ResolvedRequest r;
   r.request = &req;
   r.grid = resolveDoseGrid(req);
-  r.threads = proton::cpu::resolveThreads(req.params.cpuThreads);
+  r.threads = resolveThreads(req.params.cpuThreads);
   r.model = &model;
   r.cones = cones ? *cones
                   : collapseKernel(model.kernel, req.params.polarCones, req.params.azimuthalCones);

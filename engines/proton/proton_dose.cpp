@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
-#include "proton/cpu/parallel_for.hpp"
+#include "core/parallel_for.hpp"
 #include "spmv/half_float.hpp"
 #include "proton/physics/bragg_kleeman.hpp"
 #include "proton/proton_backend.hpp"
@@ -165,7 +165,7 @@ Volume<float> resolveSpr(const ResolvedRequest& r) {
   Volume<float> spr(q.ct->grid);
   const std::size_t n = spr.data.size();
   const std::size_t chunk = 1 << 20;
-  cpu::parallelFor((n + chunk - 1) / chunk, r.threads, JobControl{}, [&](std::size_t c, int) {
+  parallelFor((n + chunk - 1) / chunk, r.threads, JobControl{}, [&](std::size_t c, int) {
     for (std::size_t v = c * chunk; v < std::min(n, (c + 1) * chunk); ++v)
       spr.data[v] = r.sprLut[std::size_t(int(q.ct->data[v]) + 32768)];
   });
@@ -202,7 +202,7 @@ ProtonDoseResult computeProtonDose(const ProtonDoseRequest& req, const JobContro
   detail::ResolvedRequest r;
   r.request = &req;
   r.doseGrid = resolveDoseGrid(req);
-  r.threads = cpu::resolveThreads(req.params.cpuThreads);
+  r.threads = resolveThreads(req.params.cpuThreads);
   const auto machine = resolveMachine(req);
   std::vector<double> energies;
   for (const auto& b : req.beams)

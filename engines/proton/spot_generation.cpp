@@ -6,7 +6,7 @@
 #include <limits>
 
 #include "core/error.hpp"
-#include "proton/cpu/parallel_for.hpp"
+#include "core/parallel_for.hpp"
 #include "proton/physics/bragg_kleeman.hpp"
 #include "proton/proton_tables.hpp"
 #include "raytrace/raytrace.hpp"
@@ -100,7 +100,7 @@ BevTargetProjection projectTarget(const Volume<float>& spr, const Mask& target,
                    "spot generation: target projection too large for the ray spacing");
   p.rays.assign(std::size_t(p.nA) * std::size_t(p.nB), {});
 
-  cpu::parallelFor(std::size_t(p.nB), 0, job, [&](std::size_t ib, int) {
+  parallelFor(std::size_t(p.nB), 0, job, [&](std::size_t ib, int) {
     for (int ia = 0; ia < p.nA; ++ia) {
       const double a = p.a0 + ia * h, b = p.b0 + double(ib) * h;
       const Ray ray{f.source, f.bevToPatient(a, b, f.sad) - f.source};

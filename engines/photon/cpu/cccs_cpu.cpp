@@ -20,8 +20,8 @@
 
 #include "core/cpu_stage.hpp"
 #include "core/error.hpp"
+#include "core/parallel_for.hpp"
 #include "photon/photon_backend.hpp"
-#include "proton/cpu/parallel_for.hpp"
 #include "raytrace/raytrace.hpp"
 
 namespace penumbra::photon::detail {
@@ -169,7 +169,7 @@ std::uint64_t superposeCpu(const ResolvedRequest& r, const PreparedBeam& beam,
       if (w.o0Lo >= w.o0Hi || w.o1Lo >= w.o1Hi) continue;
       const std::size_t rows = std::size_t(w.o1Hi - w.o1Lo);
       std::vector<LineEnergy> rowEnergy(rows);
-      proton::cpu::parallelFor(rows, threads, job, [&](std::size_t row, int) {
+      parallelFor(rows, threads, job, [&](std::size_t row, int) {
         const int o1 = w.o1Lo + int(row);
         LineEnergy& e = rowEnergy[row];
         for (int o0 = w.o0Lo; o0 < w.o0Hi; ++o0)
@@ -195,7 +195,7 @@ std::uint64_t superposeCpu(const ResolvedRequest& r, const PreparedBeam& beam,
       double* s1 = s0 + n;
       double* s2 = s1 + n;
       const std::size_t chunk = 1 << 16;
-      proton::cpu::parallelFor((n + chunk - 1) / chunk, threads, job, [&](std::size_t c, int) {
+      parallelFor((n + chunk - 1) / chunk, threads, job, [&](std::size_t c, int) {
         for (std::size_t v = c * chunk; v < std::min(n, (c + 1) * chunk); ++v) {
           dose[v] += (s0[v] + s1[v]) + s2[v];
           s0[v] = s1[v] = s2[v] = 0;
@@ -208,7 +208,7 @@ std::uint64_t superposeCpu(const ResolvedRequest& r, const PreparedBeam& beam,
     std::vector<std::vector<double>> acc(nw);
     std::vector<LineEnergy> workerEnergy(nw);
     std::vector<double> released(nw, 0.0), deposited(nw, 0.0), escaped(nw, 0.0);
-    proton::cpu::parallelFor(nw, workers, job, [&](std::size_t t, int thread) {
+    parallelFor(nw, workers, job, [&](std::size_t t, int thread) {
       std::vector<double>& a = acc[t];
       a.assign(n, 0.0);
       for (std::size_t d = t; d < nDir; d += std::size_t(workers)) {

@@ -4,8 +4,8 @@
 // per-energy exponentials: the low energies die out first).
 #include <cmath>
 
+#include "core/parallel_for.hpp"
 #include "photon/photon_backend.hpp"
-#include "proton/cpu/parallel_for.hpp"
 #include "raytrace/raytrace.hpp"
 
 namespace penumbra::photon::detail {
@@ -30,7 +30,7 @@ std::vector<double> computeTermaCpu(const ResolvedRequest& r, const PreparedBeam
   const float* rho = r.density.data();
   const int nx = g.dims[0], ny = g.dims[1], nz = g.dims[2];
   const std::size_t rows = std::size_t(ny) * std::size_t(nz);
-  proton::cpu::parallelFor(rows, threads, job, [&](std::size_t row, int thread) {
+  parallelFor(rows, threads, job, [&](std::size_t row, int thread) {
     if (thread == 0 && row % 64 == 0) job.report(double(row) / double(rows), {});
     const int j = int(row % std::size_t(ny)), k = int(row / std::size_t(ny));
     for (int i = 0; i < nx; ++i) {

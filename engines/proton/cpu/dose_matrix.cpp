@@ -12,7 +12,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
-#include "proton/cpu/parallel_for.hpp"
+#include "core/parallel_for.hpp"
 #include "spmv/half_float.hpp"
 #include "proton/proton_backend.hpp"
 
@@ -40,7 +40,7 @@ DoseMatrixCsr buildDoseMatrixCpu(const ResolvedRequest& r, const Volume<float>& 
   std::vector<SliceEntries> slices(std::size_t(dg.dims[2]));
   std::vector<std::vector<float>> colMaxPerThread(std::size_t(r.threads), std::vector<float>(cols, 0.f));
 
-  cpu::parallelFor(slices.size(), r.threads, job, [&](std::size_t k, int thread) {
+  parallelFor(slices.size(), r.threads, job, [&](std::size_t k, int thread) {
     SliceEntries& out = slices[k];
     out.rowCount.assign(sliceRows, 0);
     std::vector<float>& colMax = colMaxPerThread[std::size_t(thread)];

@@ -9,8 +9,8 @@
 
 #include "core/cpu_stage.hpp"
 #include "core/error.hpp"
+#include "core/parallel_for.hpp"
 #include "proton/bev_wepl.hpp"
-#include "proton/cpu/parallel_for.hpp"
 #include "proton/proton_backend.hpp"
 #include "raytrace/raytrace.hpp"
 
@@ -28,7 +28,7 @@ std::vector<double> traceBevWeplCpu(const Volume<float>& spr, const PreparedBeam
   const dda::Geometry geo = makeDdaGeometry(spr.grid);
   const long long stride = (long long)g.nA * g.nB;
   // One item per row of rays: a few hundred rays, ~0.1-1 ms each.
-  cpu::parallelFor(std::size_t(g.nB), threads, job, [&](std::size_t j, int thread) {
+  parallelFor(std::size_t(g.nB), threads, job, [&](std::size_t j, int thread) {
     if (thread == 0) job.report(double(j) / double(g.nB), {});
     for (int i = 0; i < g.nA; ++i) {
       double* out = wepl.data() + j * std::size_t(g.nA) + std::size_t(i);
@@ -55,7 +55,7 @@ std::vector<double> superposeBevCpu(const PreparedBeam& beam, const std::vector<
   const double normK = gaussianNormalisation(cutoffSigmas);
   std::vector<std::uint64_t> counts(std::size_t(std::max(1, threads)), 0);
 
-  cpu::parallelFor(items, threads, job, [&](std::size_t item, int thread) {
+  parallelFor(items, threads, job, [&](std::size_t item, int thread) {
     if (thread == 0) job.report(double(item) / double(items), {});
     const std::size_t tile = item / chunks;
     const int kc = int(item % chunks);
@@ -120,7 +120,7 @@ void addBevToPatientCpu(const PreparedBeam& beam, const std::vector<double>& bev
                         const Grid& dg, std::vector<double>& dose, int threads) {
   if (beam.layout.empty) return;
   const pb::BevGeometry& g = beam.layout.bev;
-  cpu::parallelFor(std::size_t(dg.dims[2]), threads, JobControl{}, [&](std::size_t k, int) {
+  parallelFor(std::size_t(dg.dims[2]), threads, JobControl{}, [&](std::size_t k, int) {
     for (int j = 0; j < dg.dims[1]; ++j)
       for (int i = 0; i < dg.dims[0]; ++i) {
         const Vec3 p = dg.indexToWorld(Vec3{double(i), double(j), double(k)});

@@ -1,8 +1,9 @@
 #pragma once
-// Minimal work-queue parallel loop for the CPU reference: items are handed out one at a time
-// through an atomic counter (items are tiles x depth chunks of very uneven cost: beyond the
-// Bragg peak or outside the spots they cost nothing), the first exception stops the others and
-// is rethrown on the caller's thread, and a cancel request is polled between items.
+// Minimal work-queue parallel loop for the CPU references (proton, photon): items are handed
+// out one at a time through an atomic counter (items are tiles x depth chunks of very uneven
+// cost: beyond the Bragg peak or outside the spots they cost nothing), the first exception stops
+// the others and is rethrown on the caller's thread, and a cancel request is polled between
+// items.
 #include <algorithm>
 #include <atomic>
 #include <exception>
@@ -12,8 +13,9 @@
 
 #include "core/progress.hpp"
 
-namespace penumbra::proton::cpu {
+namespace penumbra {
 
+/// Threads of a CPU run: `requested` when positive, else the hardware's thread count.
 inline int resolveThreads(int requested) {
   const int hw = std::max(1, int(std::thread::hardware_concurrency()));
   return requested > 0 ? requested : hw;
@@ -50,4 +52,4 @@ void parallelFor(std::size_t n, int threads, const JobControl& job, F&& fn) {
   job.checkCancel();
 }
 
-}  // namespace penumbra::proton::cpu
+}  // namespace penumbra
