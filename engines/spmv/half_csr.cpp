@@ -6,15 +6,11 @@
 
 #include "core/device.hpp"
 #include "core/error.hpp"
+#include "core/parallel_for.hpp"
 
 namespace penumbra::spmv {
 
 namespace {
-
-int resolveThreads(int requested) {
-  const int hw = std::max(1, int(std::thread::hardware_concurrency()));
-  return requested > 0 ? requested : hw;
-}
 
 /// Runs fn(t) for t in [0, n) on n threads (n small: one chunk per thread).
 template <typename F>
