@@ -16,8 +16,8 @@
 
 #include "core/error.hpp"
 #include "core/parallel_for.hpp"
+#include "core/resource_dir.hpp"
 #include "photon/photon_backend.hpp"
-#include "proton/proton_tables.hpp"
 #include "raytrace/raytrace.hpp"
 
 namespace penumbra::photon {
@@ -249,7 +249,7 @@ std::shared_ptr<const ConeSet> cachedCones(const std::shared_ptr<const PhotonBea
 CalibrationCurve effectiveHlut(const PhotonDoseRequest& q) {
   if (!q.hlut.points().empty()) return q.hlut;
   static const CalibrationCurve curve =
-      CalibrationCurve::load(proton::resourceDir() + "/calibration/hu_to_red_matrad_default.csv");
+      CalibrationCurve::load(resourceDir() + "/calibration/hu_to_red_matrad_default.csv");
   return curve;
 }
 

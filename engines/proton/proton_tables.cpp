@@ -9,16 +9,7 @@
 #include "core/error.hpp"
 #include "proton/physics/bragg_kleeman.hpp"
 
-#ifndef PENUMBRA_RESOURCE_DIR
-#define PENUMBRA_RESOURCE_DIR "resources"
-#endif
-
 namespace penumbra::proton {
-
-std::string resourceDir() {
-  if (const char* env = std::getenv("PENUMBRA_RESOURCES"); env && *env) return env;
-  return PENUMBRA_RESOURCE_DIR;
-}
 
 ProtonMachine::ProtonMachine(BeamModel beam, std::shared_ptr<const DepthDoseModel> depthDose,
                              double iddStepMm, HighlandParameters mcs)

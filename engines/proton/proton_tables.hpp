@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "core/resource_dir.hpp"
 #include "proton/physics/beam_model.hpp"
 #include "proton/physics/depth_dose_table.hpp"
 #include "proton/physics/mcs_highland.hpp"
@@ -77,8 +78,5 @@ private:
   mutable std::map<double, std::shared_ptr<const LayerTable>> cache_;
   mutable std::map<double, double> maxSigma_;
 };
-
-/// Folder of the shipped resources (see ProtonMachine::generic()).
-std::string resourceDir();
 
 }  // namespace penumbra::proton
