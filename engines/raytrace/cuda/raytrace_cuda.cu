@@ -13,6 +13,7 @@
 #include <cmath>
 
 #include "core/cuda/device_buffer.cuh"
+#include "core/cuda/stream_event.cuh"
 #include "core/device.hpp"
 #include "raytrace/raytrace.hpp"
 
@@ -74,15 +75,6 @@ __global__ void __launch_bounds__(kBlock)
   counts[r] = w.count;
 }
 
-/// cudaEvent_t that is destroyed on every path, exceptions included.
-struct Event {
-  cudaEvent_t e = nullptr;
-  Event() { PENUMBRA_CUDA_CHECK(cudaEventCreate(&e)); }
-  ~Event() { cudaEventDestroy(e); }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-};
-
 void requireDevice() {
   std::string why;
   if (queryCudaDevices(&why).empty()) PENUMBRA_THROW(Unsupported, "no usable CUDA device: " + why);
@@ -143,7 +135,7 @@ void traceRadiologicalPathsCuda(const Volume<float>& density, const std::vector<
   }
   RadiologicalInputs in(density, rays);
   const cudaStream_t stream = cudaStreamPerThread;
-  Event start, stop;
+  cuda::Event start, stop;
   PENUMBRA_CUDA_CHECK(cudaEventRecord(start.e, stream));
   launchRadiological(variant, in.density.get(), in.rays.get(), int(rays.size()), in.out.get(),
                      stream);
@@ -205,7 +197,7 @@ KernelProfile timeRadiologicalPathsCuda(const Volume<float>& density, const std:
   PENUMBRA_REQUIRE(!rays.empty() && reps > 0, InvalidArgument, "nothing to time");
   RadiologicalInputs in(density, rays);
   const cudaStream_t stream = cudaStreamPerThread;
-  Event start, stop;
+  cuda::Event start, stop;
   std::vector<double> ms;
   for (int r = -3; r < reps; ++r) {  // three warm-ups
     PENUMBRA_CUDA_CHECK(cudaEventRecord(start.e, stream));
