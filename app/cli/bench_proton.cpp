@@ -153,7 +153,6 @@ std::vector<BenchRow> benchProton(int reps) {
       const auto it = cuda.kernels.find(k);
       if (it == cuda.kernels.end()) continue;
       KernelProfile p = it->second;
-      if (p.backend.empty()) p.backend = "cuda";
       std::string rate, note = fmt("%.0f regs", double(p.registersPerThread)) +
                                fmt(", %.0f B smem", double(p.sharedBytesPerBlock)) +
                                fmt(", occupancy %.0f %%", 100 * p.theoreticalOccupancy) +

@@ -52,6 +52,7 @@ KernelProfile makeProfile(const std::string& kernel, const std::string& variant,
   p.variant = variant;
   p.gridX = st.grid;
   p.blockX = st.block;
+  p.backend = "cuda";  // also for a kernel kind without attributes (hu_to_spr)
   if (st.fn) cuda::describeKernel(st.fn, st.block, p);
   p.repetitions = launches;
   p.medianMs = p.minMs = ms;  // one run: the sum over beams of this kernel's launches
