@@ -9,6 +9,7 @@
 #include <climits>
 #include <cstdint>
 
+#include "core/cuda/launch_profile.cuh"
 #include "photon/transport_lattice.hpp"
 #include "raytrace/dda_traversal.hpp"
 
@@ -86,12 +87,8 @@ struct GatherDirection {
 /// and the lateral moves of slots 1 and 2 from slot 0 (+1 each, 2 bits: bits 2-3, 4-5, 6-7, 8-9).
 using SliceEntry = int4;
 
-/// Attributes and time of one kernel kind, summed over launches.
-struct KernelStats {
-  const void* fn = nullptr;
-  int grid = 0, block = 0;
-  double bytes = 0, flops = 0;
-};
+/// Attributes of one kernel kind, summed over launches (core/cuda/launch_profile.cuh).
+using penumbra::cuda::KernelStats;
 
 struct TermaLaunch {
   const float* density;

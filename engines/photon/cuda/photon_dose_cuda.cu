@@ -52,6 +52,7 @@ namespace pc = penumbra::photon::cuda;
 
 using penumbra::cuda::Event;
 using penumbra::cuda::LaunchTimes;
+using penumbra::cuda::launchProfile;
 using penumbra::cuda::Stream;
 
 /// Grows (never shrinks) a buffer to at least n elements.
@@ -165,24 +166,6 @@ void cullAgainstBox(DirectionPlan& p, const int lo[3], const int hi[3]) {
   p.nBase = e0.x;
   p.nSpan = e1.x + (e1.w & 3) - e0.x;
   p.slotElems = (long long)p.nSpan * (p.hi[l0] - p.lo[l0] + 1) * (p.hi[l1] - p.lo[l1] + 1);
-}
-
-KernelProfile makeProfile(const std::string& kernel, const std::string& variant,
-                          const pc::KernelStats& st, double ms, int launches,
-                          const std::string& device) {
-  KernelProfile p;
-  p.device = device;
-  p.kernel = kernel;
-  p.variant = variant;
-  p.gridX = st.grid;
-  p.blockX = st.block;
-  p.backend = "cuda";
-  if (st.fn) penumbra::cuda::describeKernel(st.fn, st.block, p);
-  p.repetitions = launches;
-  p.medianMs = p.minMs = ms;  // one run: the sum of this kernel's launches
-  p.bytes = st.bytes;
-  p.flops = st.flops;
-  return p;
 }
 
 double msSince(std::chrono::steady_clock::time_point t0) {
@@ -731,23 +714,23 @@ void computeCuda(const ResolvedRequest& r, PhotonDoseResult& result, const JobCo
   const std::string deposit = atomicFree ? "atomic-free" : "atomic";
   if (tTerma.launches())
     result.profiles.push_back(
-        makeProfile("terma_dda", dda, stTerma, tTerma.totalMs(), tTerma.launches(), device));
+        launchProfile("terma_dda", dda, stTerma, tTerma.totalMs(), tTerma.launches(), device));
   if (tTransport.launches())
-    result.profiles.push_back(makeProfile("cccs_transport", dda + " " + deposit, stTransport,
-                                          tTransport.totalMs(), tTransport.launches(), device));
+    result.profiles.push_back(launchProfile("cccs_transport", dda + " " + deposit, stTransport,
+                                            tTransport.totalMs(), tTransport.launches(), device));
   if (tGather.launches())
-    result.profiles.push_back(makeProfile("cccs_slot_gather", "fixed-order", stGather,
-                                          tGather.totalMs(), tGather.launches(), device));
+    result.profiles.push_back(launchProfile("cccs_slot_gather", "fixed-order", stGather,
+                                            tGather.totalMs(), tGather.launches(), device));
   if (tUpload.launches()) {
     pc::KernelStats copy;
     copy.bytes = double(n) * (ctOnGpu ? 2.0 : 4.0);
     result.profiles.push_back(
-        makeProfile("density_upload", uploadHow, copy, tUpload.totalMs(), 1, device));
+        launchProfile("density_upload", uploadHow, copy, tUpload.totalMs(), 1, device));
   }
   {
     pc::KernelStats copy;
     copy.bytes = 4.0 * double(n);
-    result.profiles.push_back(makeProfile(
+    result.profiles.push_back(launchProfile(
         "dose_download",
         outputLocked ? "DMA into the result (page-locked)" : "pageable memcpy into the result",
         copy, tDownload.totalMs(), 1, device));
@@ -755,18 +738,18 @@ void computeCuda(const ResolvedRequest& r, PhotonDoseResult& result, const JobCo
   if (tFill.launches()) {
     pc::KernelStats fill;
     fill.bytes = fillBytes;
-    result.profiles.push_back(makeProfile("slot_zero_fill", "cudaMemsetAsync", fill,
-                                          tFill.totalMs(), tFill.launches(), device));
+    result.profiles.push_back(launchProfile("slot_zero_fill", "cudaMemsetAsync", fill,
+                                            tFill.totalMs(), tFill.launches(), device));
   }
   if (tReduce.launches())
-    result.profiles.push_back(makeProfile("partial_sums", "fixed-order", stReduce,
-                                          tReduce.totalMs(), tReduce.launches(), device));
+    result.profiles.push_back(launchProfile("partial_sums", "fixed-order", stReduce,
+                                            tReduce.totalMs(), tReduce.launches(), device));
   {
     float ms = 0;
     PENUMBRA_CUDA_CHECK(cudaEventElapsedTime(&ms, tStart.e, tStop.e));
     pc::KernelStats none;
     KernelProfile p =
-        makeProfile("cccs_device_total", dda + " " + deposit, none, double(ms), 1, device);
+        launchProfile("cccs_device_total", dda + " " + deposit, none, double(ms), 1, device);
     p.bytes = (tUpload.launches() ? double(n) * (ctOnGpu ? 2.0 : 4.0) : 0.0) + 4.0 * double(n);
     result.profiles.push_back(p);
   }

@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "core/kernel_profile.hpp"
+#include "core/cuda/launch_profile.cuh"
 #include "proton/pencil_beam_math.hpp"
 #include "raytrace/dda_traversal.hpp"
 
@@ -43,13 +43,8 @@ struct SuperpositionArgs {
   float normK;                  ///< gaussianNormalisation(cut-off)
 };
 
-/// Attributes and time of one kernel kind, summed over beams.
-struct KernelStats {
-  const void* fn = nullptr;
-  int grid = 0, block = 0;
-  double ms = 0;
-  double bytes = 0, flops = 0;
-};
+/// Attributes of one kernel kind, summed over beams (core/cuda/launch_profile.cuh).
+using penumbra::cuda::KernelStats;
 
 void launchHuToSpr(const std::int16_t* ct, const float* lut, float* spr, std::size_t n,
                    cudaStream_t stream);
@@ -61,8 +56,5 @@ void launchSuperposition(const SuperpositionArgs& a, cudaStream_t stream, Kernel
 void launchBevToPatient(const pb::BevGeometry& g, const float* bevDose, const int dims[3],
                         const double origin[3], const double axes[3][3], float* dose,
                         bool accumulate, cudaStream_t stream, KernelStats& st);
-
-/// Fills the register, shared-memory and occupancy fields of a profile from a kernel.
-void describeKernel(const void* fn, int block, KernelProfile& p);
 
 }  // namespace penumbra::proton::cuda

@@ -18,21 +18,13 @@
 
 namespace penumbra::proton {
 
-namespace cuda {
-
-// Declared in proton_cuda.cuh; the same for every engine (core/cuda/device_attributes.cuh).
-void describeKernel(const void* fn, int block, KernelProfile& p) {
-  penumbra::cuda::describeKernel(fn, block, p);
-}
-
-}  // namespace cuda
-
 namespace detail {
 
 namespace {
 
 using penumbra::cuda::DeviceBuffer;
 using penumbra::cuda::LaunchTimes;
+using penumbra::cuda::launchProfile;
 using penumbra::cuda::Stream;
 
 /// Allocates and copies on `stream` (pageable host memory: the call returns once the source is
@@ -41,24 +33,6 @@ template <typename T>
 void uploadAsync(DeviceBuffer<T>& buf, const T* host, std::size_t n, cudaStream_t stream) {
   buf.allocate(n);
   if (n) PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(buf.get(), host, n * sizeof(T), cudaMemcpyHostToDevice, stream));
-}
-
-KernelProfile makeProfile(const std::string& kernel, const std::string& variant,
-                          const cuda::KernelStats& st, double ms, int launches,
-                          const std::string& device) {
-  KernelProfile p;
-  p.device = device;
-  p.kernel = kernel;
-  p.variant = variant;
-  p.gridX = st.grid;
-  p.blockX = st.block;
-  p.backend = "cuda";  // also for a kernel kind without attributes (hu_to_spr)
-  if (st.fn) cuda::describeKernel(st.fn, st.block, p);
-  p.repetitions = launches;
-  p.medianMs = p.minMs = ms;  // one run: the sum over beams of this kernel's launches
-  p.bytes = st.bytes;
-  p.flops = st.flops;
-  return p;
 }
 
 }  // namespace
@@ -199,16 +173,17 @@ void computeCuda(const ResolvedRequest& r, ProtonDoseResult& result, const JobCo
     st.grid = int(std::min<std::size_t>((nIn + 255) / 256, 65536));
     st.block = 256;
     st.bytes = 6.0 * double(nIn);
-    KernelProfile p = makeProfile("hu_to_spr", "lut", st, tSpr.totalMs(), 1, device);
+    KernelProfile p = launchProfile("hu_to_spr", "lut", st, tSpr.totalMs(), 1, device);
     result.profiles.push_back(p);
   }
   const int launches = int(tWepl.start.size());
   if (launches) {
-    result.profiles.push_back(makeProfile("bev_wepl_dda", variant, stWepl, tWepl.totalMs(), launches, device));
     result.profiles.push_back(
-        makeProfile("gaussian_superposition", "tile-gather", stSuper, tSuper.totalMs(), launches, device));
-    result.profiles.push_back(makeProfile("bev_to_patient_trilinear", "sum-beams", stResample,
-                                          tResample.totalMs(), launches, device));
+        launchProfile("bev_wepl_dda", variant, stWepl, tWepl.totalMs(), launches, device));
+    result.profiles.push_back(launchProfile("gaussian_superposition", "tile-gather", stSuper,
+                                            tSuper.totalMs(), launches, device));
+    result.profiles.push_back(launchProfile("bev_to_patient_trilinear", "sum-beams", stResample,
+                                            tResample.totalMs(), launches, device));
   }
   result.backend = Backend::Cuda;
   job.report(1.0, "proton dose: done");
