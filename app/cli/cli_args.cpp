@@ -1,16 +1,43 @@
-#include <algorithm>
-#include <cstdlib>
+#include "cli_args.hpp"
 
-#include "cli_commands.hpp"
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdlib>
+#include <iostream>
+#include <optional>
+
+#include "core/error.hpp"
 
 namespace penumbra::cli {
 
-std::string takeOption(Args& args, const std::string& name, const std::string& fallback) {
+namespace {
+
+/// Value of "--name VALUE" (both removed from args), or nothing when the option is absent or
+/// is the last argument (then it stays in args, an unexpected argument).
+std::optional<std::string> takeValue(Args& args, const std::string& name) {
   const auto it = std::find(args.begin(), args.end(), name);
-  if (it == args.end() || it + 1 == args.end()) return fallback;
+  if (it == args.end() || it + 1 == args.end()) return std::nullopt;
   std::string value = *(it + 1);
   args.erase(it, it + 2);
   return value;
+}
+
+/// True when all of `text` is a finite number (std::stod's syntax), stored in v.
+bool wholeNumber(const std::string& text, double& v) {
+  std::size_t used = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {  // not a number, or out of double's range
+    return false;
+  }
+  return used != 0 && used == text.size() && std::isfinite(v);
+}
+
+}  // namespace
+
+std::string takeOption(Args& args, const std::string& name, const std::string& fallback) {
+  return takeValue(args, name).value_or(fallback);
 }
 
 bool takeFlag(Args& args, const std::string& name) {
@@ -23,6 +50,43 @@ bool takeFlag(Args& args, const std::string& name) {
 std::string dataDir() {
   if (const char* env = std::getenv("PENUMBRA_TEST_DATA"); env && *env) return env;
   return std::string(PENUMBRA_SOURCE_DIR) + "/../shared/data";
+}
+
+double parseOptionNumber(const std::string& text, const std::string& option) {
+  double v = 0;
+  PENUMBRA_REQUIRE(wholeNumber(text, v), InvalidArgument,
+                   option + ": expected a number, got '" + text + "'");
+  return v;
+}
+
+int parseOptionInteger(const std::string& text, const std::string& option) {
+  double v = 0;
+  PENUMBRA_REQUIRE(wholeNumber(text, v) && v == std::trunc(v) && v >= INT_MIN && v <= INT_MAX,
+                   InvalidArgument, option + ": expected an integer, got '" + text + "'");
+  return int(v);
+}
+
+std::string OptionParser::text(const std::string& name, const std::string& fallback) {
+  return takeOption(args_, name, fallback);
+}
+
+double OptionParser::number(const std::string& name, double fallback) {
+  const std::optional<std::string> value = takeValue(args_, name);
+  return value ? parseOptionNumber(*value, name) : fallback;
+}
+
+int OptionParser::integer(const std::string& name, int fallback) {
+  const std::optional<std::string> value = takeValue(args_, name);
+  return value ? parseOptionInteger(*value, name) : fallback;
+}
+
+bool OptionParser::flag(const std::string& name) { return takeFlag(args_, name); }
+
+bool OptionParser::allTaken(const std::string& usage) const {
+  if (args_.empty()) return true;
+  std::cerr << "penumbra-cli " << command_ << ": unexpected argument '" << args_.front() << "'\n"
+            << usage;
+  return false;
 }
 
 }  // namespace penumbra::cli

@@ -1,18 +1,8 @@
 #pragma once
 // Subcommands of penumbra-cli. Each returns the process exit code (0 ok, 1 failure, 2 usage).
-#include <string>
-#include <vector>
+#include "cli_args.hpp"
 
 namespace penumbra::cli {
-
-using Args = std::vector<std::string>;
-
-/// Value of "--name VALUE" in args (removed from args), or fallback.
-std::string takeOption(Args& args, const std::string& name, const std::string& fallback = {});
-/// True if "--name" is present (removed from args).
-bool takeFlag(Args& args, const std::string& name);
-/// The shared data folder: $PENUMBRA_TEST_DATA, else <source>/../shared/data.
-std::string dataDir();
 
 int cmdDevices(Args args);
 int cmdInspect(Args args);

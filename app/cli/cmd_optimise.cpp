@@ -27,6 +27,12 @@ namespace penumbra::cli {
 
 namespace {
 
+constexpr const char* kOptimiseUsage =
+    "usage: penumbra-cli optimise --case FILE.json [--prescription Gy]\n"
+    "                             [--backend cpu|cuda|auto] [--iterations N] "
+    "[--out-case FILE.json]\n"
+    "  without --out-case the case file is updated in place\n";
+
 #ifdef PENUMBRA_CLI_CASES
 using Clock = std::chrono::steady_clock;
 
@@ -178,20 +184,19 @@ int optimiseCase(const std::string& caseFile, double rx, const std::string& back
 }  // namespace
 
 int cmdOptimise(Args args) {
-  const std::string caseFile = takeOption(args, "--case");
-  const std::string rx = takeOption(args, "--prescription", "0");
-  const std::string backend = takeOption(args, "--backend");
-  const std::string iterations = takeOption(args, "--iterations", "200");
-  const std::string outCase = takeOption(args, "--out-case");
-  if (!args.empty() || caseFile.empty()) {
-    std::cerr << "usage: penumbra-cli optimise --case FILE.json [--prescription Gy]\n"
-                 "                             [--backend cpu|cuda|auto] [--iterations N] "
-                 "[--out-case FILE.json]\n"
-                 "  without --out-case the case file is updated in place\n";
+  OptionParser options("optimise", std::move(args));
+  const std::string caseFile = options.text("--case");
+  const double rx = options.number("--prescription", 0);
+  const std::string backend = options.text("--backend");
+  const int iterations = options.integer("--iterations", 200);
+  const std::string outCase = options.text("--out-case");
+  if (!options.allTaken(kOptimiseUsage)) return 2;
+  if (caseFile.empty()) {
+    std::cerr << kOptimiseUsage;
     return 2;
   }
 #ifdef PENUMBRA_CLI_CASES
-  return optimiseCase(caseFile, std::stod(rx), backend, std::stoi(iterations), outCase);
+  return optimiseCase(caseFile, rx, backend, iterations, outCase);
 #else
   (void)rx, (void)backend, (void)iterations, (void)outCase;
   std::cerr << "penumbra-cli optimise: this build has no DICOM or no case-file support "

@@ -40,19 +40,6 @@ constexpr const char* kPhotonUsage =
     "       penumbra-cli photon --case CASE.json [--backend ...] [--variant ...] [--deposit ...]\n"
     "                           [--cones PxA] [--out FILE.mhd]\n";
 
-double number(const std::string& text, const std::string& option) {
-  std::size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  PENUMBRA_REQUIRE(used != 0 && used == text.size() && std::isfinite(v), InvalidArgument,
-                   option + ": '" + text + "' is not a number");
-  return v;
-}
-
 DepositStrategy parseDeposit(const std::string& text) {
   if (text == "atomic") return DepositStrategy::Atomic;
   if (text == "atomic-free" || text == "atomicfree") return DepositStrategy::AtomicFree;
@@ -63,8 +50,8 @@ void parseCones(const std::string& text, PhotonDoseParameters& p) {
   const auto x = text.find('x');
   PENUMBRA_REQUIRE(x != std::string::npos, InvalidArgument,
                    "--cones: expected POLARxAZIMUTH, e.g. 8x12 (got '" + text + "')");
-  p.polarCones = int(number(text.substr(0, x), "--cones"));
-  p.azimuthalCones = int(number(text.substr(x + 1), "--cones"));
+  p.polarCones = parseOptionInteger(text.substr(0, x), "--cones");
+  p.azimuthalCones = parseOptionInteger(text.substr(x + 1), "--cones");
 }
 
 /// Writes FILE.mhd and FILE.raw (FILE without extension, or with .mhd removed).
@@ -175,9 +162,9 @@ Grid resampledGrid(const Grid& ct, double h) {
 }
 
 /// The case's photon beams on its CT, with the case's engine settings where the command line
-/// gives none (options holds the command line's backend, variant, deposit, cones, threads).
+/// gives none (options holds the command line's backend, variant, deposit, cones).
 int doseFromCase(const std::string& caseFile, const std::vector<std::string>& options,
-                 const std::string& out) {
+                 int threads, const std::string& out) {
   const io::CaseFile c = io::readCaseFile(caseFile);
   if (c.photonBeams.empty()) {
     std::cerr << "penumbra-cli photon --case: " << caseFile << " has no photon beams\n";
@@ -202,7 +189,7 @@ int doseFromCase(const std::string& caseFile, const std::vector<std::string>& op
   req.params.polarCones = c.engine.photon.polarCones;
   req.params.azimuthalCones = c.engine.photon.azimuthalCones;
   if (!options[3].empty()) parseCones(options[3], req.params);
-  req.params.cpuThreads = int(number(options[4], "--threads"));
+  req.params.cpuThreads = threads;
   for (const io::CasePhotonBeam& cb : c.photonBeams) {
     PhotonBeam b = cb.beam;
     // Grow the conformal aperture that the case names but does not hold.
@@ -253,29 +240,27 @@ int doseFromCase(const std::string& caseFile, const std::vector<std::string>& op
 }  // namespace
 
 int cmdPhoton(Args args) {
-  const std::string caseFile = takeOption(args, "--case");
-  const std::string phantom = takeOption(args, "--phantom", "water");
-  const std::string field = takeOption(args, "--field", "100");
-  const std::string ssd = takeOption(args, "--ssd", "1000");
-  const std::string gantry = takeOption(args, "--gantry", "0");
-  const std::string collimator = takeOption(args, "--collimator", "0");
-  const std::string size = takeOption(args, "--size", "300");
-  const std::string spacing = takeOption(args, "--spacing", "5");
-  const std::string depthSpacing = takeOption(args, "--depth-spacing", "2");
-  const std::string backend = takeOption(args, "--backend");
-  const std::string variant = takeOption(args, "--variant");
-  const std::string deposit = takeOption(args, "--deposit");
-  const std::string cones = takeOption(args, "--cones");
-  const std::string threads = takeOption(args, "--threads", "0");
-  const std::string out = takeOption(args, "--out");
-  if (!args.empty()) {
-    std::cerr << "penumbra-cli photon: unexpected argument '" << args.front() << "'\n"
-              << kPhotonUsage;
-    return 2;
-  }
+  OptionParser options("photon", std::move(args));
+  const std::string caseFile = options.text("--case");
+  const std::string phantom = options.text("--phantom", "water");
+  WaterBoxSpec spec;
+  spec.fieldMm = options.number("--field", 100);
+  spec.ssdMm = options.number("--ssd", 1000);
+  const double gantry = options.number("--gantry", 0);
+  const double collimator = options.number("--collimator", 0);
+  spec.widthMm = spec.depthMm = options.number("--size", 300);
+  spec.lateralSpacingMm = options.number("--spacing", 5);
+  spec.depthSpacingMm = options.number("--depth-spacing", 2);
+  const std::string backend = options.text("--backend");
+  const std::string variant = options.text("--variant");
+  const std::string deposit = options.text("--deposit");
+  const std::string cones = options.text("--cones");
+  const int threads = options.integer("--threads", 0);
+  const std::string out = options.text("--out");
+  if (!options.allTaken(kPhotonUsage)) return 2;
   if (!caseFile.empty()) {
 #ifdef PENUMBRA_CLI_PHOTON_CASES
-    return doseFromCase(caseFile, {backend, variant, deposit, cones, threads}, out);
+    return doseFromCase(caseFile, {backend, variant, deposit, cones}, threads, out);
 #else
     std::cerr << "penumbra-cli photon --case: this build has no DICOM or no case-file support "
                  "(needs DCMTK and nlohmann_json)\n";
@@ -286,14 +271,8 @@ int cmdPhoton(Args args) {
   req.backend = parseBackend(backend.empty() ? "auto" : backend);
   req.params.variant = parseDdaVariant(variant.empty() ? "dda-nc" : variant);
   req.params.deposit = parseDeposit(deposit.empty() ? "atomic-free" : deposit);
-  req.params.cpuThreads = int(number(threads, "--threads"));
+  req.params.cpuThreads = threads;
   parseCones(cones.empty() ? "8x12" : cones, req.params);
-  WaterBoxSpec spec;
-  spec.fieldMm = number(field, "--field");
-  spec.ssdMm = number(ssd, "--ssd");
-  spec.widthMm = spec.depthMm = number(size, "--size");
-  spec.lateralSpacingMm = number(spacing, "--spacing");
-  spec.depthSpacingMm = number(depthSpacing, "--depth-spacing");
   PhotonPhantomCase pc;
   if (phantom == "water")
     pc = makeWaterBox(spec);
@@ -303,8 +282,8 @@ int cmdPhoton(Args args) {
     std::cerr << "penumbra-cli photon: unknown phantom '" << phantom << "' (water, lung)\n";
     return 2;
   }
-  pc.beams[0].gantryDeg = number(gantry, "--gantry");
-  pc.beams[0].collimatorDeg = number(collimator, "--collimator");
+  pc.beams[0].gantryDeg = gantry;
+  pc.beams[0].collimatorDeg = collimator;
   req.density = pc.density;
   req.beams = pc.beams;
   const Grid& g = pc.density->grid;

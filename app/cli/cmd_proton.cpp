@@ -26,6 +26,12 @@ namespace penumbra::cli {
 
 namespace {
 
+constexpr const char* kProtonUsage =
+    "usage: penumbra-cli proton [--phantom water|box|hn] [--backend cpu|cuda|auto]\n"
+    "                           [--variant classic|dda-nc] [--out FILE.mhd] [--matrix]\n"
+    "       penumbra-cli proton --case CASE.json [--backend cpu|cuda|auto]\n"
+    "                           [--variant classic|dda-nc] [--out FILE.mhd] [--record]\n";
+
 /// Writes FILE.mhd and FILE.raw (FILE without extension, or with .mhd removed).
 void writeMetaImage(const std::string& path, const Volume<float>& v) {
   std::string base = path;
@@ -162,23 +168,17 @@ int doseFromCase(const std::string& caseFile, const std::string& backendOpt,
 }  // namespace
 
 int cmdProton(Args args) {
-  const std::string caseFile = takeOption(args, "--case");
-  const std::string phantom = takeOption(args, "--phantom", "box");
-  const std::string backendOpt = takeOption(args, "--backend");
-  const std::string variantOpt = takeOption(args, "--variant");
+  OptionParser options("proton", std::move(args));
+  const std::string caseFile = options.text("--case");
+  const std::string phantom = options.text("--phantom", "box");
+  const std::string backendOpt = options.text("--backend");
+  const std::string variantOpt = options.text("--variant");
   const std::string backend = backendOpt.empty() ? "auto" : backendOpt;
   const std::string variant = variantOpt.empty() ? "dda-nc" : variantOpt;
-  const std::string out = takeOption(args, "--out");
-  const bool matrix = takeFlag(args, "--matrix");
-  const bool record = takeFlag(args, "--record");
-  if (!args.empty()) {
-    std::cerr << "penumbra-cli proton: unexpected argument '" << args.front() << "'\n"
-              << "usage: penumbra-cli proton [--phantom water|box|hn] [--backend cpu|cuda|auto]\n"
-              << "                           [--variant classic|dda-nc] [--out FILE.mhd] [--matrix]\n"
-              << "       penumbra-cli proton --case CASE.json [--backend cpu|cuda|auto]\n"
-              << "                           [--variant classic|dda-nc] [--out FILE.mhd] [--record]\n";
-    return 2;
-  }
+  const std::string out = options.text("--out");
+  const bool matrix = options.flag("--matrix");
+  const bool record = options.flag("--record");
+  if (!options.allTaken(kProtonUsage)) return 2;
   if (!caseFile.empty()) {
 #ifdef PENUMBRA_CLI_CASES
     return doseFromCase(caseFile, backendOpt, variantOpt, out, record);

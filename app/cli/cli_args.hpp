@@ -1,0 +1,56 @@
+#pragma once
+// Arguments of penumbra-cli's subcommands: options taken out by name ("--name VALUE", "--flag"),
+// values checked as they are taken, with errors that name the option, and whatever is left
+// reported as an unexpected argument.
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace penumbra::cli {
+
+using Args = std::vector<std::string>;
+
+/// Value of "--name VALUE" in args (removed from args), or fallback.
+std::string takeOption(Args& args, const std::string& name, const std::string& fallback = {});
+/// True if "--name" is present (removed from args).
+bool takeFlag(Args& args, const std::string& name);
+/// The shared data folder: $PENUMBRA_TEST_DATA, else <source>/../shared/data.
+std::string dataDir();
+
+/// The value `text` of `option` as a number: all of it, finite. Throws InvalidArgument naming
+/// the option: "--gantry: expected a number, got 'abc'".
+double parseOptionNumber(const std::string& text, const std::string& option);
+/// The value `text` of `option` as an integer (a number without a fraction, in int's range).
+/// Throws InvalidArgument naming the option: "--threads: expected an integer, got '2.5'".
+int parseOptionInteger(const std::string& text, const std::string& option);
+
+/// The options of one subcommand, taken out of its arguments by name (the order of the calls
+/// decides which option claims a value that looks like an option). Numbers are checked as they
+/// are taken; an option without its value stays in rest() and is reported by allTaken().
+class OptionParser {
+public:
+  /// command: the subcommand's name in messages ("photon").
+  OptionParser(std::string command, Args args)
+      : command_(std::move(command)), args_(std::move(args)) {}
+
+  /// Value of "--name VALUE", or fallback when the option is absent.
+  std::string text(const std::string& name, const std::string& fallback = {});
+  /// Value of "--name NUMBER" (parseOptionNumber), or fallback when the option is absent.
+  double number(const std::string& name, double fallback);
+  /// Value of "--name N" (parseOptionInteger), or fallback when the option is absent.
+  int integer(const std::string& name, int fallback);
+  /// True if "--name" is present.
+  bool flag(const std::string& name);
+
+  /// The arguments not taken so far (positional arguments, unknown options).
+  const Args& rest() const { return args_; }
+  /// True when every argument was taken; otherwise prints "penumbra-cli COMMAND: unexpected
+  /// argument 'X'" and `usage` to stderr.
+  bool allTaken(const std::string& usage) const;
+
+private:
+  std::string command_;
+  Args args_;
+};
+
+}  // namespace penumbra::cli
