@@ -7,33 +7,6 @@
 
 namespace penumbra::io {
 
-bool readSliceHeader(DcmItem& ds, const std::string& file, SliceHeader& h, std::string& why) {
-  h.file = file;
-  h.sopInstanceUid = dcm::getString(ds, DCM_SOPInstanceUID);
-  const auto ipp = dcm::getDoubles(ds, DCM_ImagePositionPatient);
-  const auto iop = dcm::getDoubles(ds, DCM_ImageOrientationPatient);
-  const auto ps = dcm::getDoubles(ds, DCM_PixelSpacing);
-  const auto rows = dcm::getInt(ds, DCM_Rows);
-  const auto cols = dcm::getInt(ds, DCM_Columns);
-  if (ipp.size() != 3 || iop.size() != 6) {
-    why = "no ImagePositionPatient/ImageOrientationPatient (a 2D image, not a volume slice)";
-    return false;
-  }
-  if (ps.size() != 2 || !rows || !cols || *rows <= 0 || *cols <= 0) {
-    why = "no PixelSpacing or Rows/Columns";
-    return false;
-  }
-  h.position = {ipp[0], ipp[1], ipp[2]};
-  for (int i = 0; i < 6; ++i) h.orientation[i] = iop[i];
-  h.rowSpacing = ps[0];
-  h.columnSpacing = ps[1];
-  h.rows = int(*rows);
-  h.columns = int(*cols);
-  h.sliceThickness = dcm::getDouble(ds, DCM_SliceThickness).value_or(0.0);
-  h.spacingBetweenSlices = dcm::getDouble(ds, DCM_SpacingBetweenSlices).value_or(0.0);
-  return true;
-}
-
 namespace {
 
 // Decodes one slice's stored values into HU. Returns an error text, empty on success.
@@ -109,7 +82,7 @@ std::string decodeSlice(DcmFileFormat& ff, const SliceHeader& h, std::int16_t* o
 }  // namespace
 
 CtVolume readCtSeries(const SeriesInfo& series, ImportMessages& messages, const JobControl& job) {
-  const std::string label = "series " + series.key;
+  const std::string label = seriesLabel(series.modality, series.folder);
   std::vector<SliceHeader> headers;
   for (const auto& file : series.files) {
     job.checkCancel();
@@ -127,12 +100,14 @@ CtVolume readCtSeries(const SeriesInfo& series, ImportMessages& messages, const 
     }
     headers.push_back(std::move(h));
   }
-  SeriesGeometry g = analyzeSeriesGeometry(headers, label);
-  for (auto& w : g.warnings) messages.warn(w);
-  if (!g.errors.empty()) {
-    for (auto& e : g.errors) messages.error(e);
+  // The same verdict as the folder scan's (series_verdict.hpp), before any pixel is read.
+  SeriesVerdict verdict = judgeSeries(headers, label);
+  for (auto& w : verdict.warnings) messages.warn(w);
+  if (!verdict.importable()) {
+    for (auto& e : verdict.errors) messages.error(e);
     return {};
   }
+  const SeriesGeometry& g = verdict.geometry;
 
   CtVolume ct(g.grid, 0);
   const std::size_t sliceVoxels = std::size_t(g.grid.dims[0]) * std::size_t(g.grid.dims[1]);

@@ -5,15 +5,9 @@
 #include "core/progress.hpp"
 #include "core/volume.hpp"
 #include "dicom/dicom_import.hpp"
-#include "dicom/series_geometry.hpp"
-
-class DcmItem;
+#include "dicom/series_verdict.hpp"
 
 namespace penumbra::io {
-
-/// Fills `h` from an image dataset; false with `why` when position, orientation, pixel
-/// spacing or size is missing (then the image cannot be a slice of a volume).
-bool readSliceHeader(DcmItem& dataset, const std::string& file, SliceHeader& h, std::string& why);
 
 /// Reads the slices of `series`, sorts them along the normal, rescales to HU and fills
 /// missing lattice planes by interpolation. Geometry refusals (tilt, oblique, irregular

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <limits>
 #include <mutex>
 #include <random>
 
@@ -85,6 +86,40 @@ std::vector<double> getDoubles(DcmItem& item, const DcmTagKey& tag) {
     values.push_back(v);
   }
   return values;
+}
+
+std::vector<double> getNumbers(DcmItem& item, const DcmTagKey& tag) {
+  DcmElement* element = nullptr;
+  if (item.findAndGetElement(tag, element).bad() || !element) return {};
+  std::vector<double> values;
+  const unsigned long n = element->getVM();
+  for (unsigned long i = 0; i < n; ++i) {
+    Float64 v = 0;
+    if (element->getFloat64(v, i).good()) {
+      values.push_back(v);
+      continue;
+    }
+    OFString s;
+    std::size_t used = 0;
+    double parsed = std::numeric_limits<double>::quiet_NaN();
+    if (element->getOFString(s, i).good()) {
+      try {
+        parsed = std::stod(s.c_str(), &used);
+      } catch (...) {
+      }
+      // Trailing text ("-1024HU") makes it not a number either.
+      if (std::string(s.c_str()).find_first_not_of(' ', used) != std::string::npos)
+        parsed = std::numeric_limits<double>::quiet_NaN();
+    }
+    values.push_back(parsed);
+  }
+  return values;
+}
+
+std::string rawValue(DcmItem& item, const DcmTagKey& tag) {
+  OFString value;
+  if (item.findAndGetOFStringArray(tag, value).bad()) return {};
+  return value.c_str();
 }
 
 std::optional<double> getDouble(DcmItem& item, const DcmTagKey& tag) {

@@ -34,6 +34,13 @@ std::string getString(DcmItem& item, const DcmTagKey& tag, long pos = 0);
 /// when any component does not parse.
 std::vector<double> getDoubles(DcmItem& item, const DcmTagKey& tag);
 std::optional<double> getDouble(DcmItem& item, const DcmTagKey& tag);
+/// All values of a numeric attribute, NaN for a component that is not a number ("abc"), so
+/// that a present but broken value is never mistaken for an absent one. Empty when absent
+/// or empty.
+std::vector<double> getNumbers(DcmItem& item, const DcmTagKey& tag);
+/// The value as written, components joined by '\' ("NaN\-15\4"), for messages; empty when
+/// absent.
+std::string rawValue(DcmItem& item, const DcmTagKey& tag);
 std::optional<long> getInt(DcmItem& item, const DcmTagKey& tag);
 
 /// Transfer syntax of the dataset as read, e.g. "JPEG 2000 Image Compression (1.2.840...)".

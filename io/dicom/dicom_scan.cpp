@@ -13,6 +13,7 @@
 #include "dicom/dicom_import.hpp"
 #include "dicom/rtstruct_reader.hpp"
 #include "dicom/series_geometry.hpp"
+#include "dicom/series_verdict.hpp"
 
 namespace fs = std::filesystem;
 
@@ -92,7 +93,9 @@ void scanOneFile(const std::string& file, DicomScan& scan, std::vector<PendingIm
     scan.otherObjects.push_back(modality + " " + name);
     return;
   }
-  if (!dcm::getInt(ds, DCM_Rows).value_or(0)) {
+  // Rows absent: not an image. Rows present but 0 (or text) is a broken image, which
+  // readSliceHeader turns into a problem of its series.
+  if (!ds.tagExistsWithValue(DCM_Rows)) {
     scan.otherObjects.push_back((modality.empty() ? "?" : modality) + " " + name + " (no image)");
     return;
   }
@@ -189,7 +192,9 @@ DicomScan scanDicomFiles(const std::vector<std::string>& files, const JobControl
     std::vector<SliceHeader> hs;
     for (int i : p) hs.push_back(images[i].header);
     const std::string folderName = fs::path(first.folder).filename().string();
-    const SeriesGeometry g = analyzeSeriesGeometry(hs, s.modality + " series in " + folderName);
+    // The import's own verdict (series_verdict.hpp): what the doctor shows is what happens.
+    const SeriesVerdict verdict = judgeSeries(hs, seriesLabel(s.modality, first.folder));
+    const SeriesGeometry& g = verdict.geometry;
     std::vector<int> sorted = g.order;
     if (sorted.size() != hs.size()) {
       sorted.resize(hs.size());
@@ -206,9 +211,9 @@ DicomScan scanDicomFiles(const std::vector<std::string>& files, const JobControl
     s.columnSpacing = hs[0].columnSpacing;
     s.sliceSpacing = g.sliceSpacing;
     s.orientation.assign(hs[0].orientation.begin(), hs[0].orientation.end());
-    s.problems = g.errors;
-    s.problems.insert(s.problems.end(), g.warnings.begin(), g.warnings.end());
-    s.importable = g.errors.empty();
+    s.problems = verdict.errors;
+    s.problems.insert(s.problems.end(), verdict.warnings.begin(), verdict.warnings.end());
+    s.importable = verdict.importable();
     if (s.sharedUid) {
       const std::string m = "SeriesInstanceUID " + s.seriesInstanceUid + " is shared by " +
                             std::to_string(shared) +

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <initializer_list>
 #include <map>
 #include <numeric>
 
@@ -13,6 +14,7 @@ namespace {
 // Direction cosines within this of a signed unit axis count as axis-aligned: 1e-3 is
 // 0.06 degrees, well below what changes a voxel's position over a 50 cm field (0.5 mm).
 constexpr double kAxisTolerance = 1e-3;
+constexpr double kMaxPositionMm = 1e6;
 
 std::string mm(double v) {
   char buf[32];
@@ -37,6 +39,41 @@ bool sameSliceGeometry(const SliceHeader& a, const SliceHeader& b) {
          std::abs(a.columnSpacing - b.columnSpacing) < 1e-4;
 }
 
+std::string values(std::initializer_list<double> v) {
+  std::string s;
+  char buf[32];
+  for (double x : v) {
+    std::snprintf(buf, sizeof buf, "%g", x);
+    s += (s.empty() ? "" : ", ") + std::string(buf);
+  }
+  return "(" + s + ")";
+}
+
+// Why one slice's geometry cannot be used (empty when it can). Positions beyond a kilometre
+// are no patient's; they would also swamp sub-millimetre gaps in double precision.
+std::string invalidValue(const SliceHeader& s) {
+  const Vec3& p = s.position;
+  const auto& o = s.orientation;
+  auto finite = [](std::initializer_list<double> v) {
+    for (double x : v)
+      if (!std::isfinite(x)) return false;
+    return true;
+  };
+  if (!finite({p.x, p.y, p.z}) || std::abs(p.x) > kMaxPositionMm ||
+      std::abs(p.y) > kMaxPositionMm || std::abs(p.z) > kMaxPositionMm)
+    return "ImagePositionPatient " + values({p.x, p.y, p.z}) +
+           " mm is not a finite position within 1 km";
+  if (!finite({o[0], o[1], o[2], o[3], o[4], o[5]}))
+    return "ImageOrientationPatient " + values({o[0], o[1], o[2], o[3], o[4], o[5]}) +
+           " is not finite";
+  if (!finite({s.rowSpacing, s.columnSpacing}) || s.rowSpacing <= 0 || s.columnSpacing <= 0)
+    return "PixelSpacing " + values({s.rowSpacing, s.columnSpacing}) +
+           " mm is not two positive spacings";
+  if (s.rows <= 0 || s.columns <= 0)
+    return "Rows/Columns " + values({double(s.rows), double(s.columns)}) + " is not an image size";
+  return {};
+}
+
 }  // namespace
 
 SeriesGeometry analyzeSeriesGeometry(const std::vector<SliceHeader>& slices,
@@ -46,6 +83,15 @@ SeriesGeometry analyzeSeriesGeometry(const std::vector<SliceHeader>& slices,
     g.errors.push_back(label + ": no slices");
     return g;
   }
+  // Every value first: a NaN compares false with everything, so it would pass the checks
+  // below, sort anywhere and turn into a garbage lattice index (a crash in the pixel reader).
+  for (const auto& s : slices) {
+    const std::string problem = invalidValue(s);
+    if (!problem.empty()) {
+      g.errors.push_back(label + ": " + s.file + ": " + problem);
+      return g;
+    }
+  }
   const SliceHeader& first = slices.front();
   for (const auto& s : slices)
     if (!sameSliceGeometry(first, s)) {
@@ -53,10 +99,6 @@ SeriesGeometry analyzeSeriesGeometry(const std::vector<SliceHeader>& slices,
                          s.file + " vs " + first.file + ")");
       return g;
     }
-  if (first.rows <= 0 || first.columns <= 0 || first.rowSpacing <= 0 || first.columnSpacing <= 0) {
-    g.errors.push_back(label + ": missing or invalid Rows/Columns/PixelSpacing");
-    return g;
-  }
 
   Vec3 row{first.orientation[0], first.orientation[1], first.orientation[2]};
   Vec3 col{first.orientation[3], first.orientation[4], first.orientation[5]};
@@ -122,11 +164,11 @@ SeriesGeometry analyzeSeriesGeometry(const std::vector<SliceHeader>& slices,
   if (n == 1) {
     // One slice has no neighbour to measure against: SliceThickness is the physical extent,
     // SpacingBetweenSlices the next best; otherwise 1 mm so volumes are at least defined.
-    if (first.sliceThickness > 0) {
+    if (std::isfinite(first.sliceThickness) && first.sliceThickness > 0) {
       spacing = first.sliceThickness;
       g.warnings.push_back(label + ": single-slice series; slice thickness " + mm(spacing) +
                            " taken from SliceThickness");
-    } else if (first.spacingBetweenSlices > 0) {
+    } else if (std::isfinite(first.spacingBetweenSlices) && first.spacingBetweenSlices > 0) {
       spacing = first.spacingBetweenSlices;
       g.warnings.push_back(label + ": single-slice series; thickness " + mm(spacing) +
                            " taken from SpacingBetweenSlices");

@@ -27,8 +27,13 @@ struct SliceHeader {
   double rowSpacing = 0;     ///< PixelSpacing[0]: between rows (along the column direction)
   double columnSpacing = 0;  ///< PixelSpacing[1]: between columns (along the row direction)
   int rows = 0, columns = 0;
-  double sliceThickness = 0;        ///< SliceThickness, 0 when absent
-  double spacingBetweenSlices = 0;  ///< SpacingBetweenSlices, 0 when absent
+  double sliceThickness = 0;        ///< SliceThickness, 0 when absent or invalid
+  double spacingBetweenSlices = 0;  ///< SpacingBetweenSlices, 0 when absent or invalid
+
+  // Filled by readSliceHeader (series_verdict.hpp); each message names the file and the value.
+  bool geometryValid = true;          ///< false: a geometry value is missing, text or NaN/Inf
+  std::vector<std::string> problems;  ///< stop the import of this file (and so its series)
+  std::vector<std::string> warnings;  ///< the import goes ahead (e.g. a bad SliceThickness)
 };
 
 struct SeriesGeometry {

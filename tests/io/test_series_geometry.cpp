@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "dicom/series_geometry.hpp"
 #include "io_test_util.hpp"
@@ -122,4 +123,31 @@ TEST(IoSeriesGeometry, MismatchedSliceSizeIsAnError) {
   auto s = axialSeries(3, 2.0);
   s[2].rows = 21;
   EXPECT_FALSE(analyzeSeriesGeometry(s).errors.empty());
+}
+
+// A NaN position sorted, gapped and indexed as if it were a number: the lattice index became
+// garbage and decodeSlice wrote far outside the volume (SIGSEGV). Every value is checked first.
+TEST(IoSeriesGeometry, NonFiniteOrNonPositiveValuesAreErrorsNamingTheFile) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  struct Case {
+    const char* what;
+    void (*spoil)(SliceHeader&, double nan, double inf);
+  };
+  const Case cases[] = {
+      {"ImagePositionPatient", [](SliceHeader& h, double n, double) { h.position.z = n; }},
+      {"ImagePositionPatient", [](SliceHeader& h, double, double i) { h.position.x = -i; }},
+      {"ImageOrientationPatient", [](SliceHeader& h, double n, double) { h.orientation[4] = n; }},
+      {"PixelSpacing", [](SliceHeader& h, double n, double) { h.rowSpacing = n; }},
+      {"PixelSpacing", [](SliceHeader& h, double, double i) { h.columnSpacing = i; }},
+      {"PixelSpacing", [](SliceHeader& h, double, double) { h.columnSpacing = -1; }},
+      {"Rows", [](SliceHeader& h, double, double) { h.rows = 0; }},
+  };
+  for (const auto& c : cases) {
+    auto s = axialSeries(6, 2.0);
+    c.spoil(s[2], nan, inf);
+    const SeriesGeometry g = analyzeSeriesGeometry(s);
+    EXPECT_TRUE(anyContains(g.errors, "slice2")) << c.what << ": " << joined(g.errors);
+    EXPECT_TRUE(anyContains(g.errors, c.what)) << c.what << ": " << joined(g.errors);
+  }
 }

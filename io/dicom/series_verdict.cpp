@@ -1,0 +1,131 @@
+#include "dicom/series_verdict.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <limits>
+
+#include "dicom/dcmtk_util.hpp"
+
+namespace penumbra::io {
+
+namespace {
+
+bool allFinite(const std::vector<double>& v) {
+  for (double x : v)
+    if (!std::isfinite(x)) return false;
+  return true;
+}
+
+// "CT_0003.dcm: ImagePositionPatient 'NaN\-15\4' is not ..." (the value as written).
+std::string badValue(const std::string& name, DcmItem& ds, const DcmTagKey& tag,
+                     const std::string& what) {
+  const std::string raw = dcm::rawValue(ds, tag);
+  return name + ": " + DcmTag(tag).getTagName() +
+         (raw.empty() ? std::string(" is missing; it must be ") : " '" + raw + "' is not ") + what;
+}
+
+// Appends at most `shown` messages, then one line that counts the rest.
+void appendCapped(std::vector<std::string>& out, const std::vector<std::string>& in,
+                  const std::string& label, const char* kind) {
+  constexpr std::size_t shown = 4;
+  for (std::size_t i = 0; i < in.size() && i < shown; ++i) out.push_back(in[i]);
+  if (in.size() > shown)
+    out.push_back(label + ": " + std::to_string(in.size() - shown) + " more " + kind +
+                  " in other files of this series");
+}
+
+}  // namespace
+
+bool readSliceHeader(DcmDataset& ds, const std::string& file, SliceHeader& h, std::string& why) {
+  h.file = file;
+  h.sopInstanceUid = dcm::getString(ds, DCM_SOPInstanceUID);
+  const std::string name = dcm::shortName(file);
+  const auto ipp = dcm::getNumbers(ds, DCM_ImagePositionPatient);
+  const auto iop = dcm::getNumbers(ds, DCM_ImageOrientationPatient);
+  if (ipp.empty() || iop.empty()) {
+    why = "no ImagePositionPatient/ImageOrientationPatient (a 2D image, not a volume slice)";
+    return false;
+  }
+  constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+  auto problem = [&](const DcmTagKey& tag, const std::string& what) {
+    h.problems.push_back(badValue(name, ds, tag, what));
+    h.geometryValid = false;
+  };
+
+  if (ipp.size() == 3 && allFinite(ipp)) {
+    h.position = {ipp[0], ipp[1], ipp[2]};
+  } else {
+    problem(DCM_ImagePositionPatient, "a position (three finite numbers, mm)");
+    h.position = {nan, nan, nan};
+  }
+  if (iop.size() == 6 && allFinite(iop)) {
+    for (int i = 0; i < 6; ++i) h.orientation[i] = iop[i];
+  } else {
+    problem(DCM_ImageOrientationPatient, "a pair of direction cosines (six finite numbers)");
+    h.orientation.fill(nan);
+  }
+  const auto ps = dcm::getNumbers(ds, DCM_PixelSpacing);
+  if (ps.size() == 2 && allFinite(ps) && ps[0] > 0 && ps[1] > 0) {
+    h.rowSpacing = ps[0];
+    h.columnSpacing = ps[1];
+  } else {
+    problem(DCM_PixelSpacing, "two positive pixel spacings (mm)");
+    h.rowSpacing = h.columnSpacing = nan;
+  }
+  for (const DcmTagKey& tag : {DCM_Rows, DCM_Columns}) {
+    const auto v = dcm::getNumbers(ds, tag);
+    const bool ok = v.size() == 1 && v[0] >= 1 && v[0] <= 65535 && v[0] == std::floor(v[0]);
+    if (!ok) problem(tag, "an image size (1 to 65535)");
+    (tag == DCM_Rows ? h.rows : h.columns) = ok ? int(v[0]) : 0;
+  }
+
+  // Thickness and spacing between slices only matter for a single slice (the positions give
+  // the spacing otherwise): a broken value is ignored with a warning rather than refused.
+  for (const DcmTagKey& tag : {DCM_SliceThickness, DCM_SpacingBetweenSlices}) {
+    const auto v = dcm::getNumbers(ds, tag);
+    double& out = tag == DCM_SliceThickness ? h.sliceThickness : h.spacingBetweenSlices;
+    out = 0;
+    if (v.empty()) continue;
+    if (v.size() == 1 && std::isfinite(v[0])) {
+      if (v[0] > 0) out = v[0];
+      // SpacingBetweenSlices may be negative in some MR; a negative thickness is nonsense.
+      if (tag == DCM_SliceThickness && v[0] < 0)
+        h.warnings.push_back(badValue(name, ds, tag,
+                                      "a thickness; ignored (the slice spacing "
+                                      "comes from the slice positions)"));
+    } else {
+      h.warnings.push_back(
+          badValue(name, ds, tag,
+                   "a finite number of mm; ignored (the slice spacing comes from the "
+                   "slice positions)"));
+    }
+  }
+  return true;
+}
+
+SeriesVerdict judgeSeries(const std::vector<SliceHeader>& slices, const std::string& label) {
+  SeriesVerdict v;
+  std::vector<std::string> problems, warnings;
+  bool geometryValid = true;
+  for (const auto& s : slices) {
+    problems.insert(problems.end(), s.problems.begin(), s.problems.end());
+    warnings.insert(warnings.end(), s.warnings.begin(), s.warnings.end());
+    geometryValid = geometryValid && s.geometryValid;
+  }
+  appendCapped(v.errors, problems, label, "problem(s)");
+  appendCapped(v.warnings, warnings, label, "warning(s)");
+  // The series analysis needs every slice's geometry; with one broken it would only repeat
+  // the problem above in other words.
+  if (geometryValid) {
+    v.geometry = analyzeSeriesGeometry(slices, label);
+    v.errors.insert(v.errors.end(), v.geometry.errors.begin(), v.geometry.errors.end());
+    v.warnings.insert(v.warnings.end(), v.geometry.warnings.begin(), v.geometry.warnings.end());
+  }
+  return v;
+}
+
+std::string seriesLabel(const std::string& modality, const std::string& folder) {
+  return modality + " series in " + std::filesystem::path(folder).filename().string();
+}
+
+}  // namespace penumbra::io
