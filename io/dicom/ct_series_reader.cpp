@@ -30,9 +30,9 @@ std::string decodeSlice(DcmFileFormat& ff, const SliceHeader& h, std::int16_t* o
   const long bitsAllocated = dcm::getInt(ds, DCM_BitsAllocated).value_or(0);
   const long bitsStored = dcm::getInt(ds, DCM_BitsStored).value_or(bitsAllocated);
   const bool isSigned = dcm::getInt(ds, DCM_PixelRepresentation).value_or(0) == 1;
-  double slope = dcm::getDouble(ds, DCM_RescaleSlope).value_or(1.0);
-  const double intercept = dcm::getDouble(ds, DCM_RescaleIntercept).value_or(0.0);
-  if (slope == 0) slope = 1;  // a zero slope is a writer bug; identity is the only sane reading
+  // Checked by readSliceHeader: finite, slope > 0 (series_verdict.cpp).
+  const double slope = h.rescaleSlope;
+  const double intercept = h.rescaleIntercept;
   if (bitsStored <= 0 || bitsStored > bitsAllocated)
     return name + ": inconsistent BitsStored/BitsAllocated";
 

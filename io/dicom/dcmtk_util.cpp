@@ -6,6 +6,7 @@
 #include <dcmtk/dcmjpls/djdecode.h>
 #include <dcmtk/oflog/oflog.h>
 
+#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -13,6 +14,7 @@
 #include <limits>
 #include <mutex>
 #include <random>
+#include <string_view>
 
 #include "core/error.hpp"
 
@@ -88,30 +90,42 @@ std::vector<double> getDoubles(DcmItem& item, const DcmTagKey& tag) {
   return values;
 }
 
+namespace {
+
+// The whole of `text` (spaces around it allowed) as a number, NaN when it is not one: no
+// trailing units, and independent of the locale (the GUI's may write "2,5").
+double parseNumber(std::string_view text) {
+  const auto b = text.find_first_not_of(' ');
+  const auto e = text.find_last_not_of(' ');
+  if (b == std::string_view::npos) return std::numeric_limits<double>::quiet_NaN();
+  text = text.substr(b, e - b + 1);
+  if (text.front() == '+') text.remove_prefix(1);
+  double v = 0;
+  // Beyond the range of a double ("1e999") counts as not a number too.
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size())
+    return std::numeric_limits<double>::quiet_NaN();
+  return v;
+}
+
+}  // namespace
+
 std::vector<double> getNumbers(DcmItem& item, const DcmTagKey& tag) {
   DcmElement* element = nullptr;
   if (item.findAndGetElement(tag, element).bad() || !element) return {};
   std::vector<double> values;
   const unsigned long n = element->getVM();
   for (unsigned long i = 0; i < n; ++i) {
+    // Binary VRs (FD, FL, US, ...) through DCMTK; text VRs (DS, IS, or UN read as text) by
+    // our own strict parse, since DCMTK takes the number at the front of "-1024HU".
     Float64 v = 0;
-    if (element->getFloat64(v, i).good()) {
+    if (!element->isaString() && element->getFloat64(v, i).good()) {
       values.push_back(v);
       continue;
     }
     OFString s;
-    std::size_t used = 0;
-    double parsed = std::numeric_limits<double>::quiet_NaN();
-    if (element->getOFString(s, i).good()) {
-      try {
-        parsed = std::stod(s.c_str(), &used);
-      } catch (...) {
-      }
-      // Trailing text ("-1024HU") makes it not a number either.
-      if (std::string(s.c_str()).find_first_not_of(' ', used) != std::string::npos)
-        parsed = std::numeric_limits<double>::quiet_NaN();
-    }
-    values.push_back(parsed);
+    values.push_back(element->getOFString(s, i).good() ? parseNumber(s.c_str())
+                                                       : std::numeric_limits<double>::quiet_NaN());
   }
   return values;
 }

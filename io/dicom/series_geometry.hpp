@@ -29,6 +29,7 @@ struct SliceHeader {
   int rows = 0, columns = 0;
   double sliceThickness = 0;        ///< SliceThickness, 0 when absent or invalid
   double spacingBetweenSlices = 0;  ///< SpacingBetweenSlices, 0 when absent or invalid
+  double rescaleSlope = 1, rescaleIntercept = 0;  ///< HU = stored x slope + intercept
 
   // Filled by readSliceHeader (series_verdict.hpp); each message names the file and the value.
   bool geometryValid = true;          ///< false: a geometry value is missing, text or NaN/Inf

@@ -100,6 +100,26 @@ bool readSliceHeader(DcmDataset& ds, const std::string& file, SliceHeader& h, st
                    "slice positions)"));
     }
   }
+  // HU = stored value x RescaleSlope + RescaleIntercept. A NaN, zero or negative slope or a
+  // non-finite intercept gives HU that are not the patient's, and so a wrong dose: refused,
+  // never replaced by a default. Absent means the identity, as the standard says.
+  const auto slope = dcm::getNumbers(ds, DCM_RescaleSlope);
+  if (slope.empty())
+    h.rescaleSlope = 1;
+  else if (slope.size() == 1 && std::isfinite(slope[0]) && slope[0] > 0)
+    h.rescaleSlope = slope[0];
+  else
+    h.problems.push_back(badValue(name, ds, DCM_RescaleSlope,
+                                  "a rescale slope (a positive finite number: HU = stored "
+                                  "value x RescaleSlope + RescaleIntercept)"));
+  const auto intercept = dcm::getNumbers(ds, DCM_RescaleIntercept);
+  if (intercept.empty())
+    h.rescaleIntercept = 0;
+  else if (intercept.size() == 1 && std::isfinite(intercept[0]))
+    h.rescaleIntercept = intercept[0];
+  else
+    h.problems.push_back(
+        badValue(name, ds, DCM_RescaleIntercept, "a rescale intercept (a finite number of HU)"));
   return true;
 }
 

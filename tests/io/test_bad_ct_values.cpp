@@ -77,7 +77,22 @@ INSTANTIATE_TEST_SUITE_P(
             "PixelSpacingNegative", DCM_PixelSpacing, "-2\\2", true, {"PixelSpacing", "-2\\2"}},
         BadValueCase{
             "PixelSpacingNaN", DCM_PixelSpacing, "2\\NaN", true, {"PixelSpacing", "2\\NaN"}},
-        BadValueCase{"RowsZero", DCM_Rows, "0", true, {"Rows", "0"}}),
+        BadValueCase{"RowsZero", DCM_Rows, "0", true, {"Rows", "0"}},
+        // Rescale: a NaN, negative or zero slope or a NaN/Inf intercept imported silently
+        // and changed the HU (and so the dose).
+        BadValueCase{"SlopeNaN", DCM_RescaleSlope, "NaN", false, {"RescaleSlope", "NaN"}},
+        BadValueCase{"SlopeNegative", DCM_RescaleSlope, "-1", false, {"RescaleSlope", "-1"}},
+        BadValueCase{"SlopeZero", DCM_RescaleSlope, "0", false, {"RescaleSlope", "'0'"}},
+        BadValueCase{"SlopeText", DCM_RescaleSlope, "one", false, {"RescaleSlope", "one"}},
+        BadValueCase{
+            "InterceptNaN", DCM_RescaleIntercept, "NaN", false, {"RescaleIntercept", "NaN"}},
+        BadValueCase{
+            "InterceptInf", DCM_RescaleIntercept, "-inf", false, {"RescaleIntercept", "-inf"}},
+        BadValueCase{"InterceptText",
+                     DCM_RescaleIntercept,
+                     "-1024HU",
+                     false,
+                     {"RescaleIntercept", "-1024HU"}}),
     [](const ::testing::TestParamInfo<BadValueCase>& info) { return info.param.name; });
 
 TEST(IoBadCtValue, NonFiniteSliceThicknessIsIgnoredWithAWarning) {
