@@ -63,7 +63,10 @@ std::string dicomDoctorReport(const DicomScan& scan) {
       for (std::size_t i = 0; i < rs.roiNames.size() && i < 12; ++i) out << " " << rs.roiNames[i];
       if (rs.roiNames.size() > 12) out << " ...";
     }
-    out << "\n    frame of reference "
+    out << "\n";
+    if (!rs.usable) out << "    NOT usable: the import refuses it\n";
+    for (const auto& p : rs.problems) out << "    ! " << p << "\n";
+    out << "    frame of reference "
         << (rs.frameOfReferenceUid.empty() ? "(none)" : rs.frameOfReferenceUid);
     bool forKnown = false;
     for (const auto& s : scan.series) forKnown |= s.frameOfReferenceUid == rs.frameOfReferenceUid;

@@ -53,6 +53,10 @@ struct StructureSetInfo {
   std::vector<std::string> referencedSeriesUids;       ///< all RTReferencedSeries UIDs
   std::vector<std::string> referencedSopInstanceUids;  ///< contour image references, unique
   std::vector<std::string> roiNames;
+  /// What is wrong with it, each naming the file (shown by the DICOM doctor). With `usable`
+  /// false the import refuses it (e.g. two ROIs share one ROI number).
+  std::vector<std::string> problems;
+  bool usable = true;
 };
 
 struct DicomScan {

@@ -80,10 +80,16 @@ void scanOneFile(const std::string& file, DicomScan& scan, std::vector<PendingIm
   if (modality == "RTSTRUCT" || sopClass == UID_RTStructureSetStorage) {
     RtStructContents rs;
     ImportMessages local;
-    if (readRtStruct(ds, file, false, rs, local))
+    if (readRtStruct(ds, file, false, rs, local)) {
       scan.structureSets.push_back(rs.info);
-    else
+    } else if (!rs.info.usable) {
+      // Read but refused: listed with its problems, so that the doctor shows why and the
+      // import of its series refuses it in the same words.
+      scan.structureSets.push_back(rs.info);
+      local.errors.clear();
+    } else {
       ++scan.unreadableFiles;
+    }
     // Problems of an unreadable structure set are warnings of the scan (contract).
     for (auto& e : local.errors) scan.messages.warn(e);
     for (auto& w : local.warnings) scan.messages.warn(w);
@@ -233,6 +239,18 @@ DicomScan scanDicomFiles(const std::vector<std::string>& files, const JobControl
     if ((a.modality == "CT") != (b.modality == "CT")) return a.modality == "CT";
     return a.folder < b.folder;
   });
+  // The import of a series loads the structure set it chooses; a refused one stops it.
+  for (auto& s : scan.series) {
+    ImportMessages ignored;
+    const StructureSetInfo* rs = s.importable ? chooseStructureSet(scan, s, ignored) : nullptr;
+    if (rs && !rs->usable) {
+      s.importable = false;
+      s.problems.insert(s.problems.begin(),
+                        seriesLabel(s.modality, s.folder) + ": its structure set " +
+                            dcm::shortName(rs->file) +
+                            " is refused (see RT Structure Sets), so its import stops");
+    }
+  }
   job.report(1.0, "scanning DICOM files");
   return scan;
 }

@@ -40,6 +40,8 @@ const SeriesInfo* chooseSeries(const DicomScan& scan, const std::string& key,
   return nullptr;
 }
 
+}  // namespace
+
 // Structure set for a series: most referenced images present in the series, then an explicit
 // series reference, then a shared frame of reference. Ties go to the first found (sorted
 // file names), with a warning since the user may want another.
@@ -76,6 +78,8 @@ const StructureSetInfo* chooseStructureSet(const DicomScan& scan, const SeriesIn
   return best;
 }
 
+namespace {
+
 void warnClipped(const Structure& s, const Grid& grid, ImportMessages& messages) {
   int clipped = 0;
   for (const auto& c : s.contours)
@@ -109,10 +113,17 @@ void loadStructures(const DicomScan& scan, const SeriesInfo& series, const Impor
   RtStructContents rs;
   ImportMessages rsMessages;
   const bool read = readRtStructFile(file, rs, rsMessages);
-  // A broken structure set must not throw away a good CT: its errors become warnings.
-  for (auto& e : rsMessages.errors) result.messages.warn(e + "; structures not loaded");
+  // The structure set of this series cannot be used (unreadable, or ambiguous ROI numbers):
+  // the import stops rather than hand over the CT without its structures, where a plan
+  // could be made with no target, or the wrong one. A user who wants the CT alone imports
+  // with ImportOptions::loadStructures = false.
+  for (auto& e : rsMessages.errors) result.messages.error(e);
   for (auto& w : rsMessages.warnings) result.messages.warn(w);
-  if (!read) return;
+  if (!read) {
+    if (rsMessages.errors.empty())
+      result.messages.error(dcm::shortName(file) + ": the RT Structure Set cannot be read");
+    return;
+  }
   const std::string name = dcm::shortName(file);
   Patient& patient = result.patient;
   if (!rs.info.frameOfReferenceUid.empty() && !patient.frameOfReferenceUid.empty() &&
@@ -178,6 +189,8 @@ PatientImportResult importPatient(const DicomScan& scan, const std::string& seri
   } catch (const std::exception& e) {
     result.messages.error(std::string("import failed: ") + e.what());
   }
+  // Nothing half-way: a refused import hands back no patient.
+  if (!result.messages.ok()) result.patient = Patient{};
   job.report(1.0, "import done");
   return result;
 }

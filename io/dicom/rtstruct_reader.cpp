@@ -93,8 +93,11 @@ bool readRtStruct(DcmDataset& dataset, const std::string& file, bool withContour
   std::set<std::string> sops;
   collectReferences(rtss, info, sops);
 
-  // ROI number -> structure, in StructureSetROISequence order.
+  // ROI number -> structure, in StructureSetROISequence order. A number used twice makes
+  // every reference to it (contours, interpreted type) ambiguous: the later ROI used to take
+  // the earlier one's contours, so a target could become the BODY. Such a file is refused.
   std::map<Sint32, std::size_t> byNumber;
+  std::vector<std::string> duplicates;
   auto& rois = rtss.getStructureSetROISequence();
   for (size_t r = 0; r < rois.getNumberOfItems(); ++r) {
     DRTStructureSetROISequence::Item* item = nullptr;
@@ -111,6 +114,15 @@ bool readRtStruct(DcmDataset& dataset, const std::string& file, bool withContour
     if (info.frameOfReferenceUid.empty() && item->getReferencedFrameOfReferenceUID(v).good())
       info.frameOfReferenceUid = str(v);
     info.roiNames.push_back(s.name);
+    if (auto first = byNumber.find(number); first != byNumber.end()) {
+      duplicates.push_back(name + ": ROI number " + std::to_string(number) +
+                           " is used by two ROIs, '" + out.set.structures[first->second].name +
+                           "' and '" + s.name +
+                           "': their contours and types cannot be told apart, so the "
+                           "structure set is refused (renumber the ROIs where it was made)");
+      out.set.structures.push_back(std::move(s));
+      continue;
+    }
     byNumber[number] = out.set.structures.size();
     out.set.structures.push_back(std::move(s));
   }
@@ -185,6 +197,13 @@ bool readRtStruct(DcmDataset& dataset, const std::string& file, bool withContour
                     " contour(s) with missing or malformed ContourData skipped");
   }
   info.referencedSopInstanceUids.assign(sops.begin(), sops.end());
+  if (!duplicates.empty()) {
+    for (const auto& d : duplicates) messages.error(d);
+    info.problems.insert(info.problems.end(), duplicates.begin(), duplicates.end());
+    info.usable = false;
+    out.set.structures.clear();  // nothing ambiguous leaves this function
+    return false;
+  }
   return true;
 }
 
