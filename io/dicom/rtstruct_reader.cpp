@@ -143,6 +143,7 @@ bool readRtStruct(DcmDataset& dataset, const std::string& file, bool withContour
     s.kind = structureKindFromInterpretedType(s.interpretedType);
   }
 
+  std::vector<std::size_t> contourItems(out.set.structures.size(), 0);
   auto& roiContours = rtss.getROIContourSequence();
   for (size_t c = 0; c < roiContours.getNumberOfItems(); ++c) {
     DRTROIContourSequence::Item* item = nullptr;
@@ -159,6 +160,7 @@ bool readRtStruct(DcmDataset& dataset, const std::string& file, bool withContour
     bool colourOk = true;
     s.color = parseColour(*item, colourOk);
     auto& contours = item->getContourSequence();
+    contourItems[it->second] += contours.getNumberOfItems();
     int skippedType = 0, malformed = 0;
     std::string otherType;
     for (size_t k = 0; k < contours.getNumberOfItems(); ++k) {
@@ -197,6 +199,22 @@ bool readRtStruct(DcmDataset& dataset, const std::string& file, bool withContour
                     " contour(s) with missing or malformed ContourData skipped");
   }
   info.referencedSopInstanceUids.assign(sops.begin(), sops.end());
+  // An ROI without a single contour (no ROIContourSequence item, or one with an empty
+  // ContourSequence) has 0 cc: say so by name rather than let it be picked as a target.
+  // Point ROIs (markers, isocentres) are exempt: they have no volume to lose. With repeated
+  // ROI numbers the counts are meaningless (the refusal below says why).
+  for (std::size_t i = 0; i < out.set.structures.size() && duplicates.empty(); ++i) {
+    const Structure& s = out.set.structures[i];
+    const bool point = s.interpretedType == "MARKER" || s.interpretedType == "ISOCENTER" ||
+                       s.interpretedType == "REGISTRATION";
+    if (contourItems[i] > 0 || point) continue;
+    const std::string m = name + ": ROI '" + s.name + "' (ROI number " +
+                          std::to_string(s.roiNumber) +
+                          ") has no contours: its volume is 0 cc, so it can be neither a "
+                          "target nor a DVH";
+    info.problems.push_back(m);
+    if (withContours) messages.warn(m);  // the import says it; the scan lists it in info
+  }
   if (!duplicates.empty()) {
     for (const auto& d : duplicates) messages.error(d);
     info.problems.insert(info.problems.end(), duplicates.begin(), duplicates.end());

@@ -1,5 +1,6 @@
-// Item 9 of issue 12: an RT Structure Set whose ROI numbers repeat is refused, naming the
-// number and both ROIs (before, the target took the BODY's contours).
+// Item 9 of issue 12: an RT Structure Set whose ROI numbers repeat is refused (naming the
+// number and both ROIs; before, the target took the BODY's contours), and an ROI without
+// contours is warned about by name (before, it gave 0 cc in silence).
 #include <dcmtk/dcmdata/dctk.h>
 #include <gtest/gtest.h>
 
@@ -43,7 +44,49 @@ TEST(IoBadStructureSet, DuplicateRoiNumbersRefuseTheStructureSet) {
   EXPECT_NE(o.report.find("NOT usable"), std::string::npos) << o.report;
   ASSERT_EQ(o.scan.series.size(), 1u);
   EXPECT_FALSE(o.scan.series[0].importable) << "the doctor must say what the import does";
+  EXPECT_FALSE(anyContains(o.result.messages.warnings, "no contours"))
+      << "the refusal is the message, not a side effect of it: "
+      << joined(o.result.messages.warnings);
   EXPECT_FALSE(o.result.ok());
   EXPECT_TRUE(o.result.patient.structures.structures.empty());
   EXPECT_TRUE(o.result.patient.ct.empty()) << "a refused import must not return a CT";
+}
+
+TEST(IoBadStructureSet, RoiWithoutContoursIsWarnedAbout) {
+  TempDir dir("emptyroi");
+  SyntheticPhantomSpec spec = smallSpec();
+  spec.structures = defaultSyntheticStructures(spec);
+  SyntheticStructureSpec empty = spec.structures.back();
+  empty.name = "GTV_EMPTY";
+  empty.center.z = 1000;  // no slice crosses it: an ROIContourSequence item without contours
+  spec.structures.push_back(empty);
+  writeSyntheticPhantom(dir.str(), spec);
+  const Outcome o = scanAndImport(dir.str());
+  ASSERT_TRUE(o.result.ok()) << joined(o.result.messages.errors);
+  EXPECT_TRUE(anyContains(o.result.messages.warnings, "'GTV_EMPTY'"))
+      << joined(o.result.messages.warnings);
+  EXPECT_TRUE(anyContains(o.result.messages.warnings, "no contours"))
+      << joined(o.result.messages.warnings);
+  EXPECT_FALSE(anyContains(o.result.messages.warnings, "'PTV'"))
+      << joined(o.result.messages.warnings);
+  EXPECT_NE(o.report.find("'GTV_EMPTY'"), std::string::npos) << o.report;
+}
+
+TEST(IoBadStructureSet, EmptyRoiContourSequenceIsWarnedAboutPerRoi) {
+  TempDir dir("emptyseq");
+  const auto files = writeSyntheticPhantom(dir.str(), smallSpec());
+  {
+    DcmFileFormat ff = load(files.structureSetFile);
+    DcmDataset& ds = *ff.getDataset();
+    ASSERT_TRUE(ds.findAndDeleteElement(DCM_ROIContourSequence).good());
+    ASSERT_TRUE(ds.insertEmptyElement(DCM_ROIContourSequence).good());
+    save(ff, files.structureSetFile);
+  }
+  const Outcome o = scanAndImport(dir.str());
+  ASSERT_TRUE(o.result.ok()) << joined(o.result.messages.errors);
+  ASSERT_EQ(o.result.patient.structures.structures.size(), 2u);
+  for (const std::string n : {"'BODY'", "'PTV'"})
+    EXPECT_TRUE(anyContains(o.result.messages.warnings, n + " (ROI number"))
+        << n << "\n"
+        << joined(o.result.messages.warnings);
 }
