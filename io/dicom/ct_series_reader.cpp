@@ -13,20 +13,15 @@ namespace {
 std::string decodeSlice(DcmFileFormat& ff, const SliceHeader& h, std::int16_t* out, long& clamped) {
   DcmDataset& ds = *ff.getDataset();
   const std::string name = dcm::shortName(h.file);
+  // Transfer syntax, samples, frames, bit depths and the pixel data length were checked by
+  // readSliceHeader (the verdict the doctor shows); what fails here is data that does not
+  // decompress.
   if (DcmXfer(ds.getOriginalXfer()).isEncapsulated()) {
-    // Decoders for RLE, JPEG and JPEG-LS are registered (dcmtk_util); JPEG 2000 is not in
-    // free DCMTK, so those files end here with a clear message.
     const OFCondition c = ds.chooseRepresentation(EXS_LittleEndianExplicit, nullptr);
     if (c.bad() || !ds.canWriteXfer(EXS_LittleEndianExplicit))
-      return name + ": compressed transfer syntax " + dcm::transferSyntaxName(ff) +
-             " is not supported (" + c.text() + ")";
+      return name + ": the compressed pixel data (" + dcm::transferSyntaxName(ff) +
+             ") could not be decompressed: " + dcm::plainWords(c);
   }
-  const long samples = dcm::getInt(ds, DCM_SamplesPerPixel).value_or(1);
-  if (samples != 1)
-    return name + ": " + std::to_string(samples) +
-           " samples per pixel (colour image); a CT slice must be greyscale";
-  if (dcm::getInt(ds, DCM_NumberOfFrames).value_or(1) > 1)
-    return name + ": multi-frame image; only single-frame CT slices are supported";
   const long bitsAllocated = dcm::getInt(ds, DCM_BitsAllocated).value_or(0);
   const long bitsStored = dcm::getInt(ds, DCM_BitsStored).value_or(bitsAllocated);
   const bool isSigned = dcm::getInt(ds, DCM_PixelRepresentation).value_or(0) == 1;
@@ -72,10 +67,10 @@ std::string decodeSlice(DcmFileFormat& ff, const SliceHeader& h, std::int16_t* o
   } else {
     return name + ": BitsAllocated " + std::to_string(bitsAllocated) + " is not supported";
   }
-  if (c.bad()) return name + ": cannot read pixel data (" + std::string(c.text()) + ")";
+  if (c.bad()) return name + ": the pixel data cannot be read: " + dcm::plainWords(c);
   if (count < n)
-    return name + ": pixel data holds " + std::to_string(count) + " values, Rows x Columns is " +
-           std::to_string(n) + " (truncated file?)";
+    return name + ": the pixel data holds " + std::to_string(count) +
+           " values, Rows x Columns is " + std::to_string(n);
   return {};
 }
 
@@ -87,21 +82,22 @@ CtVolume readCtSeries(const SeriesInfo& series, ImportMessages& messages, const 
   for (const auto& file : series.files) {
     job.checkCancel();
     std::string error;
-    auto ff = dcm::loadFile(file, dcm::LoadDepth::Headers, error);
+    bool truncated = false;
+    auto ff = dcm::loadFile(file, dcm::LoadDepth::Full, error, &truncated);
     SliceHeader h;
     std::string why;
     if (!ff) {
       messages.error(error);
       return {};
     }
-    if (!readSliceHeader(*ff->getDataset(), file, h, why)) {
-      messages.error(dcm::shortName(file) + ": " + why);
+    if (!readSliceHeader(*ff->getDataset(), file, truncated, h, why)) {
+      messages.error(truncated ? error : dcm::shortName(file) + ": " + why);
       return {};
     }
     headers.push_back(std::move(h));
   }
   // The same verdict as the folder scan's (series_verdict.hpp), before any pixel is read.
-  SeriesVerdict verdict = judgeSeries(headers, label);
+  SeriesVerdict verdict = judgeSeries(series.modality, headers, label);
   for (auto& w : verdict.warnings) messages.warn(w);
   if (!verdict.importable()) {
     for (auto& e : verdict.errors) messages.error(e);

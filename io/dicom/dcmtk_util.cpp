@@ -29,11 +29,26 @@ void initialiseDcmtk() {
     DcmRLEDecoderRegistration::registerCodecs();
     DJDecoderRegistration::registerCodecs();
     DJLSDecoderRegistration::registerCodecs();
+    // Read attributes written with VR UN (some exporters do, e.g. pydicom's
+    // rtdose_rle_1frame.dcm) by their dictionary VR, as pydicom does: otherwise Modality
+    // "RTDOSE" reads as the bytes "52\54\44..." and positions as hex.
+    dcmEnableUnknownVRConversion.set(OFTrue);
   });
 }
 
+std::string plainWords(const OFCondition& c) {
+  // What DCMTK says when the data ends before an element or sequence does.
+  if (c == EC_StreamNotifyClient) return "the file is truncated or not a complete DICOM file";
+  if (c == EC_InvalidStream)
+    return "the file is truncated or damaged (its DICOM structure breaks off)";
+  if (c == EC_InvalidTag || c == EC_CorruptedData)
+    return "the file is damaged: its DICOM data cannot be read";
+  return std::string("not a readable DICOM file (") + c.text() + ")";
+}
+
 std::unique_ptr<DcmFileFormat> loadFile(const std::string& path, LoadDepth depth,
-                                        std::string& error) {
+                                        std::string& error, bool* truncated) {
+  if (truncated) *truncated = false;
   initialiseDcmtk();
   auto file = std::make_unique<DcmFileFormat>();
   // ERM_autoDetect + EXS_Unknown: accept files without preamble/meta (pydicom's
@@ -45,11 +60,16 @@ std::unique_ptr<DcmFileFormat> loadFile(const std::string& path, LoadDepth depth
     cond = file->loadFileUntilTag(path.c_str(), EXS_Unknown, EGL_noChange, DCM_MaxReadLength,
                                   ERM_autoDetect, stopAt);
   } catch (const std::exception& e) {
-    error = shortName(path) + ": DICOM parser failed: " + e.what();
+    error = shortName(path) + ": the DICOM parser failed on this file (" + e.what() + ")";
     return nullptr;
   }
   if (cond.bad()) {
-    error = shortName(path) + ": not a readable DICOM file (" + cond.text() + ")";
+    error = shortName(path) + ": " + plainWords(cond);
+    const bool endsEarly = cond == EC_StreamNotifyClient || cond == EC_InvalidStream;
+    if (truncated && endsEarly && file->getDataset()->card() > 0) {
+      *truncated = true;
+      return file;
+    }
     return nullptr;
   }
   return file;

@@ -19,14 +19,22 @@ namespace penumbra::io::dcm {
 void initialiseDcmtk();
 
 enum class LoadDepth {
-  Headers,  ///< stop before PixelData: what a folder scan needs
-  Full      ///< everything, pixel data included
+  Headers,  ///< stop before PixelData (a truncated pixel data goes unnoticed)
+  Full      ///< every attribute; values over 4 KB (pixel data) stay on disk until used, but
+            ///< the file is read to its end, so one cut off mid-way is found
 };
 
 /// Loads a DICOM file with or without preamble / file meta (transfer syntax auto-detected).
-/// Returns null and sets `error` (naming the file) when DCMTK cannot parse it.
+/// Returns null and sets `error` (naming the file, in plain words) when DCMTK cannot parse
+/// it. With `truncated` given, a file that ends early comes back with what could be read,
+/// *truncated set and `error` saying so: its headers may still tell which series it was
+/// meant to be part of.
 std::unique_ptr<DcmFileFormat> loadFile(const std::string& path, LoadDepth depth,
-                                        std::string& error);
+                                        std::string& error, bool* truncated = nullptr);
+
+/// A DCMTK condition in words for users ("I/O suspension or premature end of stream" is
+/// "the file is truncated or not a complete DICOM file").
+std::string plainWords(const OFCondition& condition);
 
 /// Trimmed string value (component `pos` of a multi-valued attribute); empty when absent.
 std::string getString(DcmItem& item, const DcmTagKey& tag, long pos = 0);

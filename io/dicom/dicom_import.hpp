@@ -27,7 +27,7 @@ struct SeriesInfo {
   int slices = 0;
   int rows = 0, columns = 0;
   std::vector<std::string> files;
-  std::vector<std::string> problems;  ///< geometry problems found while scanning
+  std::vector<std::string> problems;  ///< why it is not importable, then warnings
 
   // Added by the importer (not in the original contract):
   std::string folder;                        ///< folder of the first file
@@ -36,7 +36,11 @@ struct SeriesInfo {
   double sliceSpacing = 0;                   ///< mm along the slice normal (0: unknown)
   std::vector<double> orientation;           ///< ImageOrientationPatient (6 values)
   bool sharedUid = false;  ///< split from files that share its SeriesInstanceUID
-  bool importable = false;  ///< geometry analysis found no error (see problems)
+  /// The import's own verdict from the headers (modality, every file's values, pixel data
+  /// presence, length and compression, geometry, the structure set it would load): true means
+  /// importPatient(scan, key) takes it; see problems. Only compressed pixel data that fails
+  /// to decompress is found later, by the import itself.
+  bool importable = false;
 };
 
 /// An RT Structure Set found on disk.

@@ -68,14 +68,24 @@ void scanOneFile(const std::string& file, DicomScan& scan, std::vector<PendingIm
                                 " (media index; the files it lists are scanned directly)");
     return;
   }
+  // Full (lazy: pixel data is not read into memory) so that a file cut off in its pixel
+  // data is found here, as the import would find it.
   std::string error;
-  auto ff = dcm::loadFile(file, dcm::LoadDepth::Headers, error);
+  bool truncated = false;
+  auto ff = dcm::loadFile(file, dcm::LoadDepth::Full, error, &truncated);
   if (!ff) return unreadable(error);
   DcmDataset& ds = *ff->getDataset();
   const std::string modality = dcm::getString(ds, DCM_Modality);
   const std::string sopClass = dcm::getString(ds, DCM_SOPClassUID);
   if (modality.empty() && sopClass.empty())
-    return unreadable(name + ": not a DICOM object (no Modality or SOPClassUID)");
+    return unreadable(truncated ? error
+                                : name + ": not a DICOM object (no Modality or SOPClassUID)");
+  // What was read of a truncated file only serves to place an image slice in its series
+  // (which it then stops); anything else that is cut short is just unreadable.
+  const bool slice = !isRtObject(modality) && sopClass != UID_RTStructureSetStorage &&
+                     ds.tagExistsWithValue(DCM_Rows) &&
+                     dcm::getInt(ds, DCM_NumberOfFrames).value_or(1) <= 1;
+  if (truncated && !slice) return unreadable(error);
 
   if (modality == "RTSTRUCT" || sopClass == UID_RTStructureSetStorage) {
     RtStructContents rs;
@@ -112,7 +122,8 @@ void scanOneFile(const std::string& file, DicomScan& scan, std::vector<PendingIm
   }
   PendingImage img;
   std::string why;
-  if (!readSliceHeader(ds, file, img.header, why)) {
+  if (!readSliceHeader(ds, file, truncated, img.header, why)) {
+    if (truncated) return unreadable(error);
     scan.otherObjects.push_back((modality.empty() ? "?" : modality) + " " + name + " (" + why +
                                 ")");
     return;
@@ -199,7 +210,8 @@ DicomScan scanDicomFiles(const std::vector<std::string>& files, const JobControl
     for (int i : p) hs.push_back(images[i].header);
     const std::string folderName = fs::path(first.folder).filename().string();
     // The import's own verdict (series_verdict.hpp): what the doctor shows is what happens.
-    const SeriesVerdict verdict = judgeSeries(hs, seriesLabel(s.modality, first.folder));
+    const SeriesVerdict verdict =
+        judgeSeries(s.modality, hs, seriesLabel(s.modality, first.folder));
     const SeriesGeometry& g = verdict.geometry;
     std::vector<int> sorted = g.order;
     if (sorted.size() != hs.size()) {
@@ -220,6 +232,12 @@ DicomScan scanDicomFiles(const std::vector<std::string>& files, const JobControl
     s.problems = verdict.errors;
     s.problems.insert(s.problems.end(), verdict.warnings.begin(), verdict.warnings.end());
     s.importable = verdict.importable();
+    if (g.missingSlices && scan.unreadableFiles > 0)
+      s.problems.push_back(seriesLabel(s.modality, first.folder) + ": " +
+                           std::to_string(scan.unreadableFiles) +
+                           " file(s) of the scan could not be read (see the messages); if "
+                           "they are its missing slices, repair them rather than import "
+                           "interpolated planes");
     if (s.sharedUid) {
       const std::string m = "SeriesInstanceUID " + s.seriesInstanceUid + " is shared by " +
                             std::to_string(shared) +

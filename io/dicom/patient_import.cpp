@@ -30,8 +30,13 @@ const SeriesInfo* chooseSeries(const DicomScan& scan, const std::string& key,
     if (s.modality == "CT") cts.push_back(&s);
   if (cts.size() == 1) return cts.front();
   if (cts.empty()) {
+    std::string found;
+    for (const auto& s : scan.series) found += (found.empty() ? "" : ", ") + s.modality;
     messages.error("no CT series found in " +
-                   (scan.folder.empty() ? "the scanned files" : scan.folder));
+                   (scan.folder.empty() ? "the scanned files" : scan.folder) +
+                   (found.empty() ? std::string()
+                                  : " (image series found: " + found +
+                                        "; only CT series, in HU, can be imported for planning)"));
     return nullptr;
   }
   std::string list;
@@ -166,11 +171,6 @@ PatientImportResult importPatient(const DicomScan& scan, const std::string& seri
   PatientImportResult result;
   const SeriesInfo* series = chooseSeries(scan, seriesKey, result.messages);
   if (!series) return result;
-  if (series->modality != "CT") {
-    result.messages.error("series " + series->key + " is " + series->modality +
-                          "; only CT series (in HU) can be imported for planning");
-    return result;
-  }
   try {
     result.patient.ct = readCtSeries(*series, result.messages, job);
     if (result.patient.ct.empty()) {

@@ -1,6 +1,9 @@
 #include "dicom/series_verdict.hpp"
 
+#include <dcmtk/dcmdata/dccodec.h>
+
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <limits>
 
@@ -34,9 +37,57 @@ void appendCapped(std::vector<std::string>& out, const std::vector<std::string>&
                   " in other files of this series");
 }
 
+// What the pixel reader (ct_series_reader.cpp) needs, checked here so that the scan knows
+// it too: one greyscale frame of 8, 16 or 32 bits, uncompressed or in a compression whose
+// decoder is registered (dcmtk_util: RLE, JPEG, JPEG-LS; free DCMTK has no JPEG 2000), and
+// uncompressed pixel data at least Rows x Columns long.
+void checkPixelData(DcmDataset& ds, const std::string& name, SliceHeader& h) {
+  const E_TransferSyntax xfer = ds.getOriginalXfer();
+  const DcmXfer x(xfer);
+  if (x.isEncapsulated() && !DcmCodecList::canChangeCoding(xfer, EXS_LittleEndianExplicit))
+    h.problems.push_back(name + ": the pixel data is compressed as " + x.getXferName() + " (" +
+                         x.getXferID() +
+                         "), which this build cannot decode; convert the series to an "
+                         "uncompressed transfer syntax first");
+  const long samples = dcm::getInt(ds, DCM_SamplesPerPixel).value_or(1);
+  if (samples != 1)
+    h.problems.push_back(name + ": SamplesPerPixel '" + dcm::rawValue(ds, DCM_SamplesPerPixel) +
+                         "' makes it a colour image; a CT slice is greyscale (1)");
+  const long frames = dcm::getInt(ds, DCM_NumberOfFrames).value_or(1);
+  if (frames > 1)
+    h.problems.push_back(name + ": NumberOfFrames '" + dcm::rawValue(ds, DCM_NumberOfFrames) +
+                         "' makes it a multi-frame image; only single-frame CT slices "
+                         "are supported");
+  const long allocated = dcm::getInt(ds, DCM_BitsAllocated).value_or(0);
+  const long stored = dcm::getInt(ds, DCM_BitsStored).value_or(allocated);
+  if (allocated != 8 && allocated != 16 && allocated != 32) {
+    h.problems.push_back(badValue(name, ds, DCM_BitsAllocated, "8, 16 or 32 bits"));
+    return;
+  }
+  if (stored <= 0 || stored > allocated)
+    h.problems.push_back(
+        badValue(name, ds, DCM_BitsStored,
+                 "between 1 and BitsAllocated (" + std::to_string(allocated) + ")"));
+  DcmElement* pixels = nullptr;
+  if (ds.findAndGetElement(DCM_PixelData, pixels).bad() || !pixels) {
+    h.problems.push_back(name + ": the file has no pixel data");
+    return;
+  }
+  if (x.isEncapsulated() || h.rows <= 0 || h.columns <= 0) return;
+  const std::uint64_t needed =
+      std::uint64_t(h.rows) * std::uint64_t(h.columns) * std::uint64_t(allocated / 8);
+  const std::uint64_t held = pixels->getLength();
+  if (held < needed)
+    h.problems.push_back(name + ": the pixel data holds " + std::to_string(held) +
+                         " bytes, but Rows x Columns (" + std::to_string(h.rows) + " x " +
+                         std::to_string(h.columns) + ") at " + std::to_string(allocated) +
+                         " bits need " + std::to_string(needed));
+}
+
 }  // namespace
 
-bool readSliceHeader(DcmDataset& ds, const std::string& file, SliceHeader& h, std::string& why) {
+bool readSliceHeader(DcmDataset& ds, const std::string& file, bool truncated, SliceHeader& h,
+                     std::string& why) {
   h.file = file;
   h.sopInstanceUid = dcm::getString(ds, DCM_SOPInstanceUID);
   const std::string name = dcm::shortName(file);
@@ -120,11 +171,22 @@ bool readSliceHeader(DcmDataset& ds, const std::string& file, SliceHeader& h, st
   else
     h.problems.push_back(
         badValue(name, ds, DCM_RescaleIntercept, "a rescale intercept (a finite number of HU)"));
+
+  if (truncated)
+    h.problems.push_back(name +
+                         ": the file is truncated or not a complete DICOM file (its "
+                         "data ends early)");
+  else
+    checkPixelData(ds, name, h);
   return true;
 }
 
-SeriesVerdict judgeSeries(const std::vector<SliceHeader>& slices, const std::string& label) {
+SeriesVerdict judgeSeries(const std::string& modality, const std::vector<SliceHeader>& slices,
+                          const std::string& label) {
   SeriesVerdict v;
+  if (modality != "CT")
+    v.errors.push_back(label + ": modality " + (modality.empty() ? "(none)" : modality) +
+                       "; only CT series (in HU) can be imported for planning");
   std::vector<std::string> problems, warnings;
   bool geometryValid = true;
   for (const auto& s : slices) {
