@@ -2,7 +2,9 @@
 /// Typed errors for every layer below the GUI. An engine or importer never calls exit():
 /// it throws penumbra::Error, which carries what went wrong, where it was detected (source
 /// file and line), and for CUDA failures the runtime's error string, so the GUI can show a
-/// message and keep running.
+/// message and keep running. what() is for users and holds no source location; file() and
+/// line() are for debugging, and with the environment variable PENUMBRA_DEBUG set (not "0")
+/// every Error is also written to stderr with them when it is thrown.
 #include <stdexcept>
 #include <string>
 

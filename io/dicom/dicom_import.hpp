@@ -74,7 +74,8 @@ struct DicomScan {
 };
 
 /// Recursively scans `folder`. Never throws for bad files (they become warnings); throws
-/// penumbra::Error(Io) when the folder does not exist, CancelledError when cancelled.
+/// penumbra::Error(Io) when the folder does not exist or is a file (the message says which:
+/// a file is not taken for its folder), CancelledError when cancelled.
 DicomScan scanDicomFolder(const std::string& folder, const JobControl& job = {});
 
 /// Added: scans exactly these files (any name or extension; a folder scan skips obvious

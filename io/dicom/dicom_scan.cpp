@@ -275,8 +275,17 @@ DicomScan scanDicomFiles(const std::vector<std::string>& files, const JobControl
 
 DicomScan scanDicomFolder(const std::string& folder, const JobControl& job) {
   std::error_code ec;
-  if (!fs::is_directory(folder, ec))
-    PENUMBRA_THROW(Io, "DICOM folder does not exist or is not a folder: " + folder);
+  if (!fs::is_directory(folder, ec)) {
+    if (fs::is_regular_file(folder, ec)) {
+      const std::string parent = fs::path(folder).parent_path().string();
+      PENUMBRA_THROW(Io, folder +
+                             " is a file, not a folder: give the folder that holds the "
+                             "DICOM files (" +
+                             (parent.empty() ? std::string(".") : parent) + ")");
+    }
+    PENUMBRA_THROW(Io, fs::exists(folder, ec) ? folder + " is not a folder"
+                                              : "DICOM folder " + folder + " does not exist");
+  }
   std::vector<std::string> files;
   for (fs::recursive_directory_iterator
            it(folder, fs::directory_options::skip_permission_denied, ec),

@@ -1,6 +1,7 @@
 // Item 10 of issue 12: the DICOM doctor and the import share one verdict (truncated files,
 // JPEG 2000, MR-only series and short pixel data were "importable" to the doctor and then
-// refused), and DCMTK's stream jargon is said in plain words.
+// refused); messages shown to users carry no source locations and no DCMTK jargon, and a
+// file given as a folder is called a file.
 #include <dcmtk/dcmdata/dctk.h>
 #include <gtest/gtest.h>
 
@@ -79,4 +80,28 @@ TEST(IoDoctorVerdict, DoctorVerdictMatchesImportForEverySample) {
     }
   }
   EXPECT_GT(series, 20);
+}
+
+TEST(IoDoctorVerdict, FolderErrorsSayWhatThePathIsWithoutSourceLocations) {
+  TempDir dir("notafolder");
+  const auto files = writeSyntheticPhantom(dir.str(), smallSpec());
+  try {
+    scanDicomFolder(files.ctFiles[0]);
+    FAIL() << "a file is not a folder";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("is a file, not a folder"), std::string::npos) << what;
+    EXPECT_NE(what.find(files.ctFiles[0]), std::string::npos) << what;
+    EXPECT_EQ(what.find("does not exist"), std::string::npos) << what;
+    EXPECT_TRUE(noJargon(what)) << what;
+    EXPECT_FALSE(e.file().empty()) << "the source location stays available for debugging";
+  }
+  try {
+    scanDicomFolder(dir.sub("absent"));
+    FAIL() << "an absent folder is an error";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("does not exist"), std::string::npos) << what;
+    EXPECT_TRUE(noJargon(what)) << what;
+  }
 }
