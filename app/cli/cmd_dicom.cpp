@@ -29,7 +29,10 @@ int cmdInspect(Args args) {
   }
   const auto scan = io::scanDicomFolder(args[0]);
   std::cout << io::dicomDoctorReport(scan);
-  return 0;
+  // Non-zero when `import` would fail for every series (the report says why).
+  for (const auto& s : scan.series)
+    if (s.importable) return 0;
+  return 1;
 }
 
 int cmdImport(Args args) {

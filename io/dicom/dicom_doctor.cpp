@@ -101,6 +101,17 @@ std::string dicomDoctorReport(const DicomScan& scan) {
   if (scan.otherObjects.empty()) out << "  (none)\n";
   for (const auto& o : scan.otherObjects) out << "  " << o << "\n";
 
+  out << "\nVerdict\n";
+  int importable = 0;
+  for (const auto& s : scan.series)
+    if (s.importable) {
+      ++importable;
+      out << "  importable: [" << s.key << "] " << s.description << "\n";
+    }
+  if (importable == 0)
+    out << "  no importable image series"
+        << (scan.series.empty() ? "" : " (see the problems above)") << "\n";
+
   out << "\nMessages\n";
   if (scan.messages.errors.empty() && scan.messages.warnings.empty()) out << "  (none)\n";
   for (const auto& e : scan.messages.errors) out << "  error: " << e << "\n";
