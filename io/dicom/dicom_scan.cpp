@@ -145,7 +145,24 @@ std::vector<std::vector<int>> groupImages(const std::vector<PendingImage>& image
   std::vector<std::string> order;
   std::map<std::string, std::vector<int>> groups;
   for (int i = 0; i < int(images.size()); ++i) {
+    if (!images[i].header.geometryValid) continue;
     const std::string key = images[i].seriesUid + "|" + geometryKey(images[i].header);
+    if (!groups.count(key)) order.push_back(key);
+    groups[key].push_back(i);
+  }
+  // A slice whose geometry values are broken (Rows 0, PixelSpacing NaN, ...) has no geometry
+  // to be grouped by. It joins the largest group of its SeriesInstanceUID, which it then
+  // stops: split off on its own, it would leave a gap that the import fills by interpolation.
+  for (int i = 0; i < int(images.size()); ++i) {
+    if (images[i].header.geometryValid) continue;
+    const std::string prefix = images[i].seriesUid + "|";
+    std::string key = prefix + "(invalid geometry)";
+    std::size_t largest = 0;
+    for (const auto& k : order)
+      if (k.compare(0, prefix.size(), prefix) == 0 && groups[k].size() > largest) {
+        largest = groups[k].size();
+        key = k;
+      }
     if (!groups.count(key)) order.push_back(key);
     groups[key].push_back(i);
   }

@@ -78,6 +78,19 @@ INSTANTIATE_TEST_SUITE_P(
         BadValueCase{
             "PixelSpacingNaN", DCM_PixelSpacing, "2\\NaN", true, {"PixelSpacing", "2\\NaN"}},
         BadValueCase{"RowsZero", DCM_Rows, "0", true, {"Rows", "0"}},
+        // One broken slice among good ones was split into a series of its own, and the
+        // good ones imported with its plane interpolated.
+        BadValueCase{"RowsZeroOneSlice", DCM_Rows, "0", false, {"Rows", "'0'"}},
+        BadValueCase{"PixelSpacingNaNOneSlice",
+                     DCM_PixelSpacing,
+                     "NaN\\2",
+                     false,
+                     {"PixelSpacing", "NaN\\2"}},
+        BadValueCase{"IopTextOneSlice",
+                     DCM_ImageOrientationPatient,
+                     "1\\0\\0\\0\\1\\zero",
+                     false,
+                     {"ImageOrientationPatient", "zero"}},
         // Rescale: a NaN, negative or zero slope or a NaN/Inf intercept imported silently
         // and changed the HU (and so the dose).
         BadValueCase{"SlopeNaN", DCM_RescaleSlope, "NaN", false, {"RescaleSlope", "NaN"}},
