@@ -26,9 +26,12 @@ inline SyntheticPhantomSpec smallSpec() {
   return spec;
 }
 
+// The whole file in memory: DCMTK leaves values over 4 KB (pixel data) on disk until used,
+// and saving over the same file would truncate them before they are read.
 inline DcmFileFormat load(const std::string& file) {
   DcmFileFormat ff;
   EXPECT_TRUE(ff.loadFile(file.c_str()).good()) << file;
+  EXPECT_TRUE(ff.loadAllDataIntoMemory().good()) << file;
   return ff;
 }
 

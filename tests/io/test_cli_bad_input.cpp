@@ -43,6 +43,7 @@ SyntheticPhantomSpec smallSpec() {
 void setTag(const std::string& file, const DcmTagKey& tag, const std::string& value) {
   DcmFileFormat ff;
   ASSERT_TRUE(ff.loadFile(file.c_str()).good());
+  ASSERT_TRUE(ff.loadAllDataIntoMemory().good());  // saved over the same file below
   ASSERT_TRUE(ff.getDataset()->putAndInsertString(tag, value.c_str()).good());
   ASSERT_TRUE(ff.saveFile(file.c_str(), EXS_LittleEndianExplicit).good());
 }
@@ -82,6 +83,7 @@ TEST(IoCli, DuplicateRoiNumbersFailImport) {
   const auto files = writeSyntheticPhantom(dir.str(), smallSpec());
   DcmFileFormat ff;
   ASSERT_TRUE(ff.loadFile(files.structureSetFile.c_str()).good());
+  ASSERT_TRUE(ff.loadAllDataIntoMemory().good());
   DcmItem* roi = nullptr;
   ASSERT_TRUE(ff.getDataset()->findAndGetSequenceItem(DCM_StructureSetROISequence, roi, 1).good());
   ASSERT_TRUE(roi->putAndInsertString(DCM_ROINumber, "1").good());
