@@ -228,9 +228,35 @@ proton::SpotGenerationOptions readSpotOptions(const json& j, const std::string& 
   return o;
 }
 
+/// Refuses text whose arrays and objects nest deeper than kMaxCaseNesting, before the JSON
+/// library sees it: its parser and its destructor recurse once per level, and 100 000 levels
+/// overflowed the stack. Brackets inside strings do not count.
+void requireShallowNesting(const std::string& text) {
+  int depth = 0, line = 1;
+  bool inString = false, escaped = false;
+  for (const char ch : text) {
+    if (ch == '\n') ++line;
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (ch == '\\') escaped = true;
+      else if (ch == '"') inString = false;
+      continue;
+    }
+    if (ch == '"') inString = true;
+    else if (ch == '[' || ch == '{') {
+      if (++depth > kMaxCaseNesting)
+        PENUMBRA_THROW(Format, "nested deeper than " + std::to_string(kMaxCaseNesting) +
+                                   " levels (line " + std::to_string(line) + ")");
+    } else if (ch == ']' || ch == '}') {
+      --depth;
+    }
+  }
+}
+
 }  // namespace
 
 CaseFile parseCaseFile(const std::string& text) {
+  requireShallowNesting(text);
   json doc;
   try {
     doc = json::parse(text);

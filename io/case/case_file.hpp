@@ -47,6 +47,10 @@ namespace penumbra::io {
 
 /// The version this build writes and the only one it reads.
 inline constexpr int kCaseFileVersion = 1;
+/// Deepest nesting of arrays and objects a case file may have (the document object is level
+/// 1). A case needs 7 (beams, layers, spots); the GUI's "display" section a few more. Deeper
+/// documents are refused before parsing: 100 000 levels overflowed the stack (SIGSEGV).
+inline constexpr int kMaxCaseNesting = 64;
 
 struct CaseDataLocation {
   std::string dicomFolder;       ///< folder scanned for the CT and structure set

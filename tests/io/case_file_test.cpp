@@ -306,6 +306,42 @@ TEST(CaseFile, MalformedDocumentsNameThePath) {
   EXPECT_THROW(readCaseFile(dir.sub("missing.json")), Error);
 }
 
+TEST(CaseFile, DeepNestingIsRefusedWithoutCrashing) {
+  // 100 000 nested arrays used to overflow the stack (SIGSEGV) inside the JSON library.
+  const std::string head = R"({"version": 1, "data": {"dicomFolder": "ct"}, "beams": [], "display": {"a": )";
+  const std::string deep = head + std::string(100000, '[') + std::string(100000, ']') + "}}";
+  try {
+    parseCaseFile(deep);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::Format);
+    EXPECT_NE(e.message().find("nested deeper than " + std::to_string(kMaxCaseNesting) + " levels"),
+              std::string::npos)
+        << e.message();
+  }
+  // Unbalanced and deep (never closed): refused the same way, before the parser sees it.
+  EXPECT_THROW(parseCaseFile(head + std::string(100000, '{')), Error);
+  // Brackets inside strings do not count.
+  const CaseFile c = parseCaseFile(R"({"version": 1, "data": {"dicomFolder": ")" +
+                                   std::string(1000, '[') + R"("}, "beams": []})");
+  EXPECT_EQ(c.data.dicomFolder, std::string(1000, '['));
+  // Exactly at the limit is fine (the document itself is level 1).
+  std::string atLimit = R"({"version": 1, "data": {"dicomFolder": "ct"}, "beams": [], "display": {"a": )";
+  atLimit += std::string(kMaxCaseNesting - 2, '[') + std::string(kMaxCaseNesting - 2, ']') + "}}";
+  EXPECT_NO_THROW(parseCaseFile(atLimit));
+  // readCaseFile names the file.
+  TempFolder dir;
+  const std::string deepPath = dir.sub("deep.json");
+  std::ofstream(deepPath) << deep;
+  try {
+    readCaseFile(deepPath);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(e.message().find("case file '" + deepPath + "': nested deeper than"), std::string::npos)
+        << e.message();
+  }
+}
+
 TEST(CaseFile, RefusedValuesNeverTouchTheExistingFile) {
   TempFolder dir;
   const std::string path = dir.sub("case.json");
