@@ -2,9 +2,23 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
+#include "core/error.hpp"
+
 namespace penumbra {
+
+void requireDoseGridSpacing(const Grid& g, const std::string& who) {
+  for (int a = 0; a < 3; ++a) {
+    const double s = g.spacing[a];
+    if (s >= kMinDoseGridSpacingMm && s <= kMaxDoseGridSpacingMm) continue;  // NaN fails too
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "dose grid spacing %g mm (axis %d) is outside [%g, %g] mm", s,
+                  a + 1, kMinDoseGridSpacingMm, kMaxDoseGridSpacingMm);
+    PENUMBRA_THROW(InvalidArgument, who + ": " + buf);
+  }
+}
 
 bool Grid::worldToNearestIndex(Vec3 p, std::array<int, 3>& ijk) const {
   const Vec3 c = worldToIndex(p);

@@ -5,10 +5,24 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "core/vec3.hpp"
 
 namespace penumbra {
+
+/// Voxel spacing the dose engines accept on a dose grid [mm], and case files for their dose
+/// grid: from 0.01 mm (micro-CT voxels are 10-50 um) to 100 mm (a grid coarser than 10 cm says
+/// nothing about a patient's dose). Outside it a spacing is an input error, not a plan: 1e-300
+/// mm made a resampled grid's voxel counts overflow and the dose run to inf/NaN.
+inline constexpr double kMinDoseGridSpacingMm = 0.01;
+inline constexpr double kMaxDoseGridSpacingMm = 100;
+
+struct Grid;
+/// Throws InvalidArgument unless every spacing of the dose grid `g` is finite and within
+/// [kMinDoseGridSpacingMm, kMaxDoseGridSpacingMm]; the message starts with `who` and names the
+/// value: "proton dose: dose grid spacing 1e-300 mm (axis 1) is outside [0.01, 100] mm".
+void requireDoseGridSpacing(const Grid& g, const std::string& who);
 
 struct Grid {
   std::array<int, 3> dims{0, 0, 0};  ///< voxels along i, j, k

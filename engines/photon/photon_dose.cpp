@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <memory>
 #include <mutex>
 #include <sstream>
@@ -38,6 +39,12 @@ std::size_t physicalMemoryBytes() {
 }
 
 bool finite(double x) { return std::isfinite(x); }
+
+std::string fmtG(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
 
 /// Trilinear sample of a volume at continuous index q; clamped to the edge voxels within the
 /// volume's box [-0.5, dims - 0.5], `outside` beyond it.
@@ -88,6 +95,7 @@ void validate(const PhotonDoseRequest& r) {
   PENUMBRA_REQUIRE(dg.spacing.x > 0 && dg.spacing.y > 0 && dg.spacing.z > 0 && dg.isOrthonormal(),
                    InvalidArgument,
                    "photon dose: the dose grid needs positive spacing and orthonormal axes");
+  requireDoseGridSpacing(dg, "photon dose");
   PENUMBRA_REQUIRE(!r.beams.empty(), InvalidArgument, "photon dose: the plan has no beams");
   const PhotonDoseParameters& p = r.params;
   const int bins = kernelPolarBins(r);
@@ -115,8 +123,9 @@ void validate(const PhotonDoseRequest& r) {
                      InvalidArgument, name + "has a non-finite gantry, couch or collimator angle");
     PENUMBRA_REQUIRE(finite(b.isocenter.x) && finite(b.isocenter.y) && finite(b.isocenter.z),
                      InvalidArgument, name + "has a non-finite isocentre");
-    PENUMBRA_REQUIRE(finite(b.sadMm) && b.sadMm > 0, InvalidArgument,
-                     name + "needs a positive source-axis distance");
+    PENUMBRA_REQUIRE(b.sadMm >= kMinSadMm && b.sadMm <= kMaxSadMm, InvalidArgument,
+                     name + "has source-axis distance " + fmtG(b.sadMm) + " mm outside [" +
+                         fmtG(kMinSadMm) + ", " + fmtG(kMaxSadMm) + "] mm");
     PENUMBRA_REQUIRE(finite(b.x1Mm) && finite(b.x2Mm) && finite(b.y1Mm) && finite(b.y2Mm),
                      InvalidArgument, name + "has non-finite jaw positions");
     PENUMBRA_REQUIRE(b.x1Mm < b.x2Mm && b.y1Mm < b.y2Mm, InvalidArgument,
@@ -125,8 +134,9 @@ void validate(const PhotonDoseRequest& r) {
                          std::to_string(b.y1Mm) + ".." + std::to_string(b.y2Mm) + " mm)");
     PENUMBRA_REQUIRE(b.x2Mm - b.x1Mm <= 1000 && b.y2Mm - b.y1Mm <= 1000, InvalidArgument,
                      name + "has a field wider than 100 cm at the isocentre");
-    PENUMBRA_REQUIRE(finite(b.monitorUnits) && b.monitorUnits >= 0, InvalidArgument,
-                     name + "needs finite, non-negative monitor units");
+    PENUMBRA_REQUIRE(b.monitorUnits >= 0 && b.monitorUnits <= kMaxMonitorUnits, InvalidArgument,
+                     name + "has monitor units " + fmtG(b.monitorUnits) + " outside [0, " +
+                         fmtG(kMaxMonitorUnits) + "]");
     for (const auto& poly : b.aperture) {
       PENUMBRA_REQUIRE(poly.size() >= 3, InvalidArgument,
                        name + "has an aperture polygon with fewer than 3 vertices");

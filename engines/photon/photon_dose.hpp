@@ -62,6 +62,15 @@
 
 namespace penumbra::photon {
 
+/// Source-axis distances accepted [mm]: every external-beam photon machine in clinical use lies
+/// in [500, 2000] (CyberKnife 650-1000, Co-60 800, TomoTherapy 850, C-arm linacs 1000, Elekta
+/// Unity 1435). 1e-9 mm put the source at the isocentre and the dose at inf/NaN.
+inline constexpr double kMinSadMm = 500;
+inline constexpr double kMaxSadMm = 2000;
+/// Largest monitor units of one beam: 1e5 MU is ~1000 Gy at dmax (a 24 Gy single-fraction SRS
+/// arc uses ~6000 MU). Beyond it the MU is an input error (1e308 gave an infinite dose).
+inline constexpr double kMaxMonitorUnits = 1e5;
+
 /// One open field or conformal aperture at the isocentre plane, in beam-limiting-device
 /// coordinates (IEC X = u, Y = v after the collimator rotation), mm.
 struct PhotonBeam {
@@ -70,12 +79,12 @@ struct PhotonBeam {
   double couchDeg = 0;       ///< IEC 61217
   double collimatorDeg = 0;  ///< IEC 61217, rotates u, v about the beam axis
   Vec3 isocenter;            ///< patient LPS mm
-  double sadMm = 1000;
+  double sadMm = 1000;       ///< [kMinSadMm, kMaxSadMm]
   double x1Mm = -50, x2Mm = 50, y1Mm = -50, y2Mm = 50;  ///< jaws (x1 < x2, y1 < y2)
   /// Target-conformal aperture: closed polygons at the isocentre plane (u, v mm); the open
   /// field is their union clipped by the jaws. Empty: the jaws alone.
   std::vector<std::vector<std::array<double, 2>>> aperture;
-  double monitorUnits = 100;
+  double monitorUnits = 100;  ///< [0, kMaxMonitorUnits]
 };
 
 enum class DepositStrategy {

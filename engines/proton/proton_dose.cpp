@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -30,6 +31,12 @@ Grid resolveDoseGrid(const ProtonDoseRequest& r) {
 
 std::shared_ptr<const ProtonMachine> resolveMachine(const ProtonDoseRequest& r) {
   return r.machine ? r.machine : ProtonMachine::generic();
+}
+
+std::string fmtG(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
 }
 
 std::size_t physicalMemoryBytes() {
@@ -64,6 +71,7 @@ void validate(const ProtonDoseRequest& r) {
   PENUMBRA_REQUIRE(dg.spacing.x > 0 && dg.spacing.y > 0 && dg.spacing.z > 0 && dg.isOrthonormal(),
                    InvalidArgument,
                    "proton dose: the dose grid needs positive spacing and orthonormal axes");
+  requireDoseGridSpacing(dg, "proton dose");
   PENUMBRA_REQUIRE(!r.beams.empty(), InvalidArgument, "proton dose: the plan has no beams");
   const auto& p = r.params;
   PENUMBRA_REQUIRE(p.sampling.lateralSpacingMm >= 0 && p.sampling.depthStepMm >= 0,
@@ -76,6 +84,12 @@ void validate(const ProtonDoseRequest& r) {
                    "proton dose: more than 2^31 spots");
   const auto machine = resolveMachine(r);
   for (const ProtonBeam& b : r.beams) {
+    const double vsad = b.virtualSourceDistanceMm;
+    PENUMBRA_REQUIRE(vsad >= kMinVirtualSourceDistanceMm && vsad <= kMaxVirtualSourceDistanceMm,
+                     InvalidArgument,
+                     "proton dose: beam '" + b.name + "' has virtual source distance " + fmtG(vsad) +
+                         " mm outside [" + fmtG(kMinVirtualSourceDistanceMm) + ", " +
+                         fmtG(kMaxVirtualSourceDistanceMm) + "] mm");
     (void)makeBeamFrame(b);
     for (const EnergyLayer& l : b.layers) {
       PENUMBRA_REQUIRE(l.energyMeV >= machine->beamModel().minEnergyMeV() &&
@@ -83,11 +97,13 @@ void validate(const ProtonDoseRequest& r) {
                        InvalidArgument,
                        "proton dose: beam '" + b.name + "' has energy " +
                            std::to_string(l.energyMeV) + " MeV outside the beam model");
-      for (const ProtonSpot& s : l.spots)
-        PENUMBRA_REQUIRE(std::isfinite(s.x) && std::isfinite(s.y) && std::isfinite(s.weight) &&
-                             s.weight >= 0,
-                         InvalidArgument,
-                         "proton dose: beam '" + b.name + "' has a spot with invalid position or weight");
+      for (const ProtonSpot& s : l.spots) {
+        PENUMBRA_REQUIRE(std::isfinite(s.x) && std::isfinite(s.y), InvalidArgument,
+                         "proton dose: beam '" + b.name + "' has a spot with a non-finite position");
+        PENUMBRA_REQUIRE(s.weight >= 0 && s.weight <= kMaxSpotWeight, InvalidArgument,
+                         "proton dose: beam '" + b.name + "' has spot weight " + fmtG(s.weight) +
+                             " outside [0, " + fmtG(kMaxSpotWeight) + "] (units of 1e9 protons)");
+      }
     }
   }
 }

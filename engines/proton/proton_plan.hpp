@@ -16,6 +16,15 @@ namespace penumbra::proton {
 
 /// Protons per unit spot weight.
 inline constexpr double kProtonsPerWeightUnit = 1e9;
+/// Largest spot weight the engine and case files accept: 1e6 units = 10^15 protons, a thousand
+/// times a whole treatment course (~10^11-10^12 protons). Larger weights are input errors, and
+/// near 1e38 they overflow the single-precision dose to infinity.
+inline constexpr double kMaxSpotWeight = 1e6;
+/// Virtual source-axis distances accepted [mm]: 500 mm (closer puts the source into a patient
+/// at the isocentre) to 100 m (scanning magnets sit 2-3 m upstream; 10^4-10^5 mm is how
+/// matRad-style plans spell "parallel").
+inline constexpr double kMinVirtualSourceDistanceMm = 500;
+inline constexpr double kMaxVirtualSourceDistanceMm = 1e5;
 /// 1 MeV/g in Gy (J/kg): 1.602176634e-13 J / 1e-3 kg.
 inline constexpr double kGyPerMeVPerGram = 1.602176634e-10;
 
@@ -23,7 +32,7 @@ inline constexpr double kGyPerMeVPerGram = 1.602176634e-10;
 struct ProtonSpot {
   double x = 0;       ///< mm at the isocentre plane, along IEC beam-limiting-device X (u axis)
   double y = 0;       ///< mm at the isocentre plane, along IEC beam-limiting-device Y (v axis)
-  double weight = 1;  ///< units of kProtonsPerWeightUnit protons (>= 0)
+  double weight = 1;  ///< units of kProtonsPerWeightUnit protons, in [0, kMaxSpotWeight]
 };
 
 /// One energy layer: all its spots share the nominal energy.
@@ -38,7 +47,9 @@ struct ProtonBeam {
   double gantryDeg = 0;                   ///< IEC 61217 gantry angle [deg]
   double couchDeg = 0;                    ///< IEC 61217 patient-support angle [deg]
   Vec3 isocenter;                         ///< patient LPS [mm]
-  double virtualSourceDistanceMm = 2000;  ///< virtual source to isocentre [mm] (SAD)
+  /// Virtual source to isocentre [mm] (SAD), in [kMinVirtualSourceDistanceMm,
+  /// kMaxVirtualSourceDistanceMm].
+  double virtualSourceDistanceMm = 2000;
   std::vector<EnergyLayer> layers;
 
   std::size_t spotCount() const {

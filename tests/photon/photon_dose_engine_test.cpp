@@ -96,6 +96,27 @@ TEST(PhotonDoseValidation, NamesWhatIsWrong) {
   expectInvalid(r, "positive spacing");
 }
 
+TEST(PhotonDoseValidation, RefusesUnphysicalValuesNamingThem) {
+  // Each of these used to run to an inf/NaN dose.
+  PhotonDoseRequest r = smallRequest();
+  r.beams[0].monitorUnits = 1e308;
+  expectInvalid(r, "monitor units 1e+308 outside [0, 100000]");
+
+  r = smallRequest();
+  r.beams[0].sadMm = 1e-9;
+  expectInvalid(r, "source-axis distance 1e-09 mm outside [500, 2000] mm");
+
+  r = smallRequest();
+  r.doseGrid = r.density->grid;
+  r.doseGrid.spacing.z = 1e-300;
+  expectInvalid(r, "dose grid spacing 1e-300 mm (axis 3) is outside [0.01, 100] mm");
+
+  r = smallRequest();
+  r.beams[0].monitorUnits = kMaxMonitorUnits;
+  r.beams[0].sadMm = kMaxSadMm;
+  EXPECT_NO_THROW(validate(r));
+}
+
 TEST(PhotonDoseValidation, ComputeRefusesBeforeLoadingData) {
   PhotonDoseRequest r = smallRequest();
   r.params.polarCones = 7;

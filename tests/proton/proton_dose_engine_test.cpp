@@ -106,6 +106,37 @@ TEST(ProtonDoseEngine, InvalidRequestsAreRefusedWithReasons) {
   EXPECT_THROW((void)computeProtonDose(r), Error);
 }
 
+/// The message of validate(r), or "" when it accepts r.
+std::string validationError(const ProtonDoseRequest& r) {
+  try {
+    validate(r);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+    return e.message();
+  }
+  return "";
+}
+
+TEST(ProtonDoseEngine, UnphysicalValuesAreRefusedNamingThem) {
+  // Each of these used to run to an inf/NaN dose.
+  ProtonDoseRequest r = physicsRequest(slabPhantom(), singleSpotBeam(150));
+  r.beams[0].layers[0].spots[0].weight = 1e308;
+  EXPECT_NE(validationError(r).find("spot weight 1e+308 outside [0, 1e+06]"), std::string::npos)
+      << validationError(r);
+  r = physicsRequest(slabPhantom(), singleSpotBeam(150));
+  r.beams[0].virtualSourceDistanceMm = 1e-9;
+  EXPECT_NE(validationError(r).find("virtual source distance 1e-09 mm outside [500, 100000] mm"),
+            std::string::npos)
+      << validationError(r);
+  r = physicsRequest(slabPhantom(), singleSpotBeam(150));
+  r.doseGrid.spacing.x = 1e-300;
+  EXPECT_NE(validationError(r).find("dose grid spacing 1e-300 mm (axis 1) is outside [0.01, 100] mm"),
+            std::string::npos)
+      << validationError(r);
+  r = physicsRequest(slabPhantom(), singleSpotBeam(150, kMaxSpotWeight));
+  EXPECT_EQ(validationError(r), "");
+}
+
 TEST(ProtonDoseEngine, DoseIsLinearInSpotWeights) {
   ProtonDoseRequest r = physicsRequest(slabPhantom(), singleSpotBeam(120, 1.0));
   r.beams[0].layers[0].spots.push_back({8, -5, 0.5});
