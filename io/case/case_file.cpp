@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
@@ -28,6 +29,19 @@ std::string member(const std::string& path, const std::string& key) {
 }
 std::string element(const std::string& path, std::size_t i) {
   return path + "[" + std::to_string(i) + "]";
+}
+std::string g(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+/// Fails with "PATH: VALUE UNIT is outside [LO, HI] UNIT" unless lo <= v <= hi; the limits are
+/// the engines' (proton_plan.hpp, photon_dose.hpp, core/grid.hpp), so a case that loads is one
+/// the engines accept.
+void requireRange(double v, double lo, double hi, const std::string& path, const std::string& unit,
+                  const std::string& note = "") {
+  if (!(v >= lo && v <= hi))
+    fail(path, g(v) + unit + " is outside [" + g(lo) + ", " + g(hi) + "]" + unit + note);
 }
 
 /// Reading side: one JSON object and its path, with typed accessors that name the path of any
@@ -116,7 +130,8 @@ proton::ProtonBeam readBeam(const json& j, const std::string& path) {
   b.couchDeg = r.number("couch", 0.0);
   b.isocenter = readVec3(r.get("isocenter"), r.path("isocenter"));
   b.virtualSourceDistanceMm = r.number("virtualSourceDistance", 2000.0);
-  if (!(b.virtualSourceDistanceMm > 0)) fail(r.path("virtualSourceDistance"), "must be > 0 mm");
+  requireRange(b.virtualSourceDistanceMm, proton::kMinVirtualSourceDistanceMm,
+               proton::kMaxVirtualSourceDistanceMm, r.path("virtualSourceDistance"), " mm");
   const json& layers = r.array("layers");
   for (std::size_t l = 0; l < layers.size(); ++l) {
     const std::string lp = element(r.path("layers"), l);
@@ -133,7 +148,9 @@ proton::ProtonBeam readBeam(const json& j, const std::string& path) {
       proton::ProtonSpot spot{requireNumber(v[0], element(sp, 0)),
                               requireNumber(v[1], element(sp, 1)),
                               requireNumber(v[2], element(sp, 2))};
-      if (spot.weight < 0) fail(element(sp, 2), "weight must be >= 0");
+      if (!(spot.weight >= 0 && spot.weight <= proton::kMaxSpotWeight))
+        fail(element(sp, 2), "spot weight " + g(spot.weight) + " is outside [0, " +
+                                 g(proton::kMaxSpotWeight) + "] (units of 1e9 protons)");
       layer.spots.push_back(spot);
     }
     lr.finish();
@@ -184,10 +201,10 @@ CasePhotonBeam readPhotonBeam(const json& j, const std::string& path) {
   b.collimatorDeg = r.number("collimator", 0.0);
   b.isocenter = readVec3(r.get("isocenter"), r.path("isocenter"));
   b.sadMm = r.number("sad", 1000.0);
-  if (!(b.sadMm > 0)) fail(r.path("sad"), "must be > 0 mm");
+  requireRange(b.sadMm, photon::kMinSadMm, photon::kMaxSadMm, r.path("sad"), " mm");
   readJaws(r.get("jaws"), r.path("jaws"), b);
   b.monitorUnits = r.number("monitorUnits");
-  if (!(b.monitorUnits >= 0)) fail(r.path("monitorUnits"), "must be >= 0");
+  requireRange(b.monitorUnits, 0, photon::kMaxMonitorUnits, r.path("monitorUnits"), " MU");
   if (r.has("aperture")) readAperture(r.get("aperture"), r.path("aperture"), c);
   r.finish();
   return c;
@@ -260,7 +277,7 @@ CaseFile parseCaseFile(const std::string& text) {
   json doc;
   try {
     doc = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, or out_of_range for a number like 1e999
     PENUMBRA_THROW(Format, std::string("not valid JSON: ") + e.what());
   }
   ObjectReader top(doc, "");
@@ -286,7 +303,10 @@ CaseFile parseCaseFile(const std::string& text) {
     c.prescription.target = p.string("target");
     c.prescription.dosePerFractionGy = p.number("dosePerFraction");
     c.prescription.fractions = p.integer("fractions");
-    if (!(c.prescription.dosePerFractionGy > 0)) fail(p.path("dosePerFraction"), "must be > 0 Gy");
+    const double dpf = c.prescription.dosePerFractionGy;
+    if (!(dpf > 0 && dpf <= kMaxDosePerFractionGy))
+      fail(p.path("dosePerFraction"),
+           g(dpf) + " Gy is outside (0, " + g(kMaxDosePerFractionGy) + "] Gy");
     if (c.prescription.fractions < 1) fail(p.path("fractions"), "must be >= 1");
     p.finish();
   }
@@ -299,7 +319,9 @@ CaseFile parseCaseFile(const std::string& text) {
     c.engine.variant = e.choice("variant", {"classic", "dda-nc"}, 1) == 0 ? DdaVariant::Classic
                                                                            : DdaVariant::BranchFree;
     c.engine.doseGridSpacingMm = e.number("doseGridSpacing", 0.0);
-    if (c.engine.doseGridSpacingMm < 0) fail(e.path("doseGridSpacing"), "must be >= 0 mm (0: CT grid)");
+    if (c.engine.doseGridSpacingMm != 0)
+      requireRange(c.engine.doseGridSpacingMm, kMinDoseGridSpacingMm, kMaxDoseGridSpacingMm,
+                   e.path("doseGridSpacing"), " mm", " (0: the CT grid)");
     if (e.has("photon")) {
       ObjectReader p(e.get("photon"), e.path("photon"));
       CasePhotonEngineSettings& ph = c.engine.photon;

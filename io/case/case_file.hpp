@@ -51,6 +51,8 @@ inline constexpr int kCaseFileVersion = 1;
 /// 1). A case needs 7 (beams, layers, spots); the GUI's "display" section a few more. Deeper
 /// documents are refused before parsing: 100 000 levels overflowed the stack (SIGSEGV).
 inline constexpr int kMaxCaseNesting = 64;
+/// Largest prescription dose per fraction [Gy] (single-fraction radiosurgery prescribes <= 30).
+inline constexpr double kMaxDosePerFractionGy = 100;
 
 struct CaseDataLocation {
   std::string dicomFolder;       ///< folder scanned for the CT and structure set
@@ -110,7 +112,11 @@ struct CaseFile {
 
 /// Parses and validates a document. Throws Error(Format) whose message names the JSON path of
 /// the first problem, e.g. "beams[1].layers[3].energy: expected a number", and
-/// Error(Unsupported) for another format version.
+/// Error(Unsupported) for another format version. Values outside the engines' limits are errors
+/// that name the path and the value ("beams[2].monitorUnits: 1e+308 MU is outside [0, 100000]"):
+/// spot weights (proton::kMaxSpotWeight), virtual source distances, photon SAD and MU
+/// (photon_dose.hpp), the dose grid spacing (kMin/kMaxDoseGridSpacingMm) and the dose per
+/// fraction (kMaxDosePerFractionGy).
 CaseFile parseCaseFile(const std::string& jsonText);
 /// Reads `path` (Error(Io) when unreadable); errors are prefixed with the file name.
 CaseFile readCaseFile(const std::string& path);

@@ -258,7 +258,7 @@ TEST(CaseFile, MalformedDocumentsNameThePath) {
   expectError([](json& d) { d["beams"][1]["layers"][0]["spots"][2] = {1, 2}; },
               "beams[1].layers[0].spots[2]: expected [x, y, weight]");
   expectError([](json& d) { d["beams"][0]["layers"][1]["spots"][4][2] = -1; },
-              "beams[0].layers[1].spots[4][2]: weight must be >= 0");
+              "beams[0].layers[1].spots[4][2]: spot weight -1 is outside [0, 1e+06]");
   expectError([](json& d) { d["beams"][0]["gantyr"] = 10; }, "beams[0].gantyr: unknown key");
   expectError([](json& d) { d["beams"] = json::object(); }, "beams: expected an array");
   expectError([](json& d) { d.erase("data"); }, "data: missing");
@@ -278,7 +278,7 @@ TEST(CaseFile, MalformedDocumentsNameThePath) {
   expectError([](json& d) { d["beams"][2]["jaws"] = {10, -10, -5, 5}; }, "beams[2].jaws: jaws must open");
   expectError([](json& d) { d["beams"][2]["jaws"] = {1, 2, 3}; }, "beams[2].jaws: expected [x1, x2, y1, y2]");
   expectError([](json& d) { d["beams"][2].erase("monitorUnits"); }, "beams[2].monitorUnits: missing");
-  expectError([](json& d) { d["beams"][2]["monitorUnits"] = -1; }, "beams[2].monitorUnits: must be >= 0");
+  expectError([](json& d) { d["beams"][2]["monitorUnits"] = -1; }, "beams[2].monitorUnits: -1 MU is outside [0, 100000]");
   expectError([](json& d) { d["beams"][3]["aperture"]["polygons"][1] = json::array({json::array({0, 0}), json::array({1, 1})}); },
               "beams[3].aperture.polygons[1]: expected a polygon");
   expectError([](json& d) { d["beams"][3]["aperture"]["polygons"][0][2] = json::array({1}); },
@@ -340,6 +340,45 @@ TEST(CaseFile, DeepNestingIsRefusedWithoutCrashing) {
     EXPECT_NE(e.message().find("case file '" + deepPath + "': nested deeper than"), std::string::npos)
         << e.message();
   }
+}
+
+TEST(CaseFile, OutOfRangeValuesAreRefusedNamingTheValue) {
+  // Each of these used to load and run to an inf/NaN dose with exit status 0.
+  expectError([](json& d) { d["beams"][0]["layers"][1]["spots"][4][2] = 1e308; },
+              "beams[0].layers[1].spots[4][2]: spot weight 1e+308 is outside [0, 1e+06]");
+  expectError([](json& d) { d["beams"][2]["monitorUnits"] = 1e308; },
+              "beams[2].monitorUnits: 1e+308 MU is outside [0, 100000]");
+  expectError([](json& d) { d["engine"]["doseGridSpacing"] = 1e-300; },
+              "engine.doseGridSpacing: 1e-300 mm is outside [0.01, 100] mm (0: the CT grid)");
+  expectError([](json& d) { d["beams"][3]["sad"] = 1e-9; },
+              "beams[3].sad: 1e-09 mm is outside [500, 2000] mm");
+  expectError([](json& d) { d["beams"][1]["virtualSourceDistance"] = 1e-9; },
+              "beams[1].virtualSourceDistance: 1e-09 mm is outside [500, 100000] mm");
+  expectError([](json& d) { d["prescription"]["dosePerFraction"] = 1e308; },
+              "prescription.dosePerFraction: 1e+308 Gy is outside (0, 100] Gy");
+  // A number beyond double's range: the JSON library throws out_of_range, which escaped as an
+  // "unexpected error"; it is a malformed file like any other.
+  json doc = json::parse(formatCaseFile(sampleCase()));
+  std::string text = doc.dump();
+  const std::string gantry = "\"gantry\":90.0";
+  ASSERT_NE(text.find(gantry), std::string::npos);
+  text.replace(text.find(gantry), gantry.size(), "\"gantry\":1e999");
+  try {
+    parseCaseFile(text);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::Format);
+    EXPECT_NE(e.message().find("not valid JSON"), std::string::npos) << e.message();
+    EXPECT_NE(e.message().find("1e999"), std::string::npos) << e.message();
+  }
+  // The limits themselves are accepted.
+  json ok = json::parse(formatCaseFile(sampleCase()));
+  ok["beams"][0]["layers"][0]["spots"][0][2] = proton::kMaxSpotWeight;
+  ok["beams"][2]["monitorUnits"] = photon::kMaxMonitorUnits;
+  ok["beams"][2]["sad"] = photon::kMinSadMm;
+  ok["beams"][0]["virtualSourceDistance"] = proton::kMaxVirtualSourceDistanceMm;
+  ok["engine"]["doseGridSpacing"] = kMinDoseGridSpacingMm;
+  EXPECT_NO_THROW(parseCaseFile(ok.dump()));
 }
 
 TEST(CaseFile, RefusedValuesNeverTouchTheExistingFile) {
