@@ -3,6 +3,7 @@
 //   file version (1.0)          number of runs
 //   per run: output file name and 'A'/'B'; photons [time]; dz dr; nz nr na; number of layers;
 //            n above; one line "n mua mus g d" per layer; n below.
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -85,6 +86,14 @@ std::vector<MciRun> parseMci(const std::string& text, const std::string& source)
     const Line& out = r.next("an output file name");
     run.outputFile = out.tokens[0];
     run.line = out.number;
+    // Output names are relative to the .mci's folder and must stay in it: "/etc/x" or
+    // "../x" used to overwrite files elsewhere without notice.
+    const std::filesystem::path name(run.outputFile);
+    bool escapes = name.is_absolute();
+    for (const auto& part : name) escapes = escapes || part == "..";
+    if (escapes)
+      r.fail(out.number, "output file name '" + run.outputFile +
+                             "' must stay in the .mci's folder (no absolute path, no '..')");
     if (out.tokens.size() > 1) {
       const std::string& f = out.tokens[1];
       if (f != "A" && f != "a" && f != "B" && f != "b")

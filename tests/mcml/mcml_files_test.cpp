@@ -59,6 +59,28 @@ TEST(McmlFiles, MalformedInputNamesTheLine) {
   EXPECT_THROW(readMciFile(kData + "/does_not_exist.mci"), Error);
 }
 
+/// A one-run .mci: line 3 the output name, 4 photons, 5 dz dr, 6 nz nr na, 7 layers, 8 n above,
+/// 9 the layer, 10 n below.
+std::string oneRun(const std::string& output, const std::string& photons = "1000",
+                   const std::string& bins = "10 10 5", const std::string& layer = "1.4 1 10 0.9 0.1",
+                   const std::string& nAbove = "1.0") {
+  return "1.0\n1\n" + output + " A\n" + photons + "\n0.01 0.01\n" + bins + "\n1\n" + nAbove +
+         "\n" + layer + "\n1.0\n";
+}
+
+TEST(McmlFiles, OutputNamesStayInTheMciFolder) {
+  // An absolute name or one with ".." used to overwrite files outside the .mci's folder.
+  for (const std::string name : {"/tmp/evil.mco", "../evil.mco", "out/../../evil.mco", "..", "a/.."}) {
+    const std::string e = errorOf(oneRun(name));
+    EXPECT_NE(e.find("bad.mci:3: output file name '" + name +
+                     "' must stay in the .mci's folder (no absolute path, no '..')"),
+              std::string::npos)
+        << e;
+  }
+  EXPECT_EQ(parseMci(oneRun("out/run1.mco"))[0].outputFile, "out/run1.mco");
+  EXPECT_EQ(parseMci(oneRun("run..1.mco"))[0].outputFile, "run..1.mco");  // not a '..' component
+}
+
 TEST(McmlFiles, McoHasTheOriginalSectionsInOrder) {
   MciRun run = readMciFile(kData + "/slab_matched.mci")[0];
   run.config.packets = 2000;
