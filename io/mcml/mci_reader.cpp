@@ -3,6 +3,10 @@
 //   file version (1.0)          number of runs
 //   per run: output file name and 'A'/'B'; photons [time]; dz dr; nz nr na; number of layers;
 //            n above; one line "n mua mus g d" per layer; n below.
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -57,11 +61,22 @@ public:
       fail(l.number, std::string("expected a number for ") + what + ", found '" + l.tokens[i] + "'");
     }
   }
-  long integer(const Line& l, std::size_t i, const char* what) const {
+  /// The token as a whole number in [lo, hi], checked in double before any conversion (nz =
+  /// 4294967297 used to wrap to 1 through int). "1e6" is accepted, as MCML files write it.
+  std::int64_t count(const Line& l, std::size_t i, const char* what, std::int64_t lo,
+                     std::int64_t hi) const {
     const double v = number(l, i, what);
-    if (v != double(long(v)) || v < 0)
-      fail(l.number, std::string(what) + " must be a non-negative integer");
-    return long(v);
+    if (v != std::floor(v))
+      fail(l.number, std::string(what) + " must be an integer, found '" + l.tokens[i] + "'");
+    // hi + 1 is exact in double for the limits used here (2^31, 2^63).
+    if (v < double(lo) || v >= double(hi) + 1.0) {
+      char shown[64];
+      if (std::fabs(v) < 9e15) std::snprintf(shown, sizeof shown, "%.0f", v);
+      else std::snprintf(shown, sizeof shown, "%g", v);
+      fail(l.number, std::string(what) + " " + shown + " is out of range (" + std::to_string(lo) +
+                         " to " + std::to_string(hi) + ")");
+    }
+    return std::int64_t(v);
   }
 
 private:
@@ -78,10 +93,9 @@ std::vector<MciRun> parseMci(const std::string& text, const std::string& source)
   const Line& version = r.next("the file version");
   (void)r.number(version, 0, "the file version");
   const Line& nRunsLine = r.next("the number of runs");
-  const long nRuns = r.integer(nRunsLine, 0, "the number of runs");
-  if (nRuns < 1) r.fail(nRunsLine.number, "the number of runs must be at least 1");
+  const std::int64_t nRuns = r.count(nRunsLine, 0, "the number of runs", 1, INT_MAX);
   std::vector<MciRun> runs;
-  for (long k = 0; k < nRuns; ++k) {
+  for (std::int64_t k = 0; k < nRuns; ++k) {
     MciRun run;
     const Line& out = r.next("an output file name");
     run.outputFile = out.tokens[0];
@@ -101,26 +115,22 @@ std::vector<MciRun> parseMci(const std::string& text, const std::string& source)
       run.outputFormat = char(std::toupper(f[0]));
     }
     const Line& ph = r.next("the number of photons");
-    const long packets = r.integer(ph, 0, "the number of photons");
-    if (packets < 1) r.fail(ph.number, "the number of photons must be at least 1");
-    run.config.packets = std::uint64_t(packets);
+    run.config.packets = std::uint64_t(r.count(ph, 0, "the number of photons", 1, INT64_MAX));
     const Line& d = r.next("dz and dr");
     run.config.dz = r.number(d, 0, "dz");
     run.config.dr = r.number(d, 1, "dr");
     if (run.config.dz <= 0 || run.config.dr <= 0) r.fail(d.number, "dz and dr must be positive");
     const Line& n = r.next("nz, nr and na");
-    run.config.nz = int(r.integer(n, 0, "nz"));
-    run.config.nr = int(r.integer(n, 1, "nr"));
-    run.config.na = int(r.integer(n, 2, "na"));
-    if (run.config.nz < 1 || run.config.nr < 1 || run.config.na < 1)
-      r.fail(n.number, "nz, nr and na must be at least 1");
+    // Bins: int's range here; whether the grid fits in memory is the engine's check (runMcml
+    // refuses it with the sizes before allocating).
+    run.config.nz = int(r.count(n, 0, "nz", 1, INT_MAX));
+    run.config.nr = int(r.count(n, 1, "nr", 1, INT_MAX));
+    run.config.na = int(r.count(n, 2, "na", 1, INT_MAX));
     const Line& nl = r.next("the number of layers");
-    const long layers = r.integer(nl, 0, "the number of layers");
-    if (layers < 1 || layers > mcml::kMaxLayers)
-      r.fail(nl.number, "the number of layers must be in 1.." + std::to_string(mcml::kMaxLayers));
+    const std::int64_t layers = r.count(nl, 0, "the number of layers", 1, mcml::kMaxLayers);
     const Line& above = r.next("n for the medium above");
     run.medium.nAbove = r.number(above, 0, "n above");
-    for (long i = 0; i < layers; ++i) {
+    for (std::int64_t i = 0; i < layers; ++i) {
       const Line& l = r.next("a layer line 'n mua mus g d'");
       mcml::Layer layer;
       layer.n = r.number(l, 0, "n");

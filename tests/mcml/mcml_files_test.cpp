@@ -81,6 +81,26 @@ TEST(McmlFiles, OutputNamesStayInTheMciFolder) {
   EXPECT_EQ(parseMci(oneRun("run..1.mco"))[0].outputFile, "run..1.mco");  // not a '..' component
 }
 
+TEST(McmlFiles, HugeCountsAreRangeCheckedNotWrapped) {
+  // nz = 2^32 + 1 used to wrap to 1 through int.
+  std::string e = errorOf(oneRun("out.mco", "1000", "4294967297 10 5"));
+  EXPECT_NE(e.find("bad.mci:6: nz 4294967297 is out of range (1 to 2147483647)"), std::string::npos)
+      << e;
+  e = errorOf(oneRun("out.mco", "1000", "10 10 -3"));
+  EXPECT_NE(e.find("bad.mci:6: na -3 is out of range (1 to 2147483647)"), std::string::npos) << e;
+  e = errorOf(oneRun("out.mco", "1e30"));
+  EXPECT_NE(e.find("bad.mci:4: the number of photons 1e+30 is out of range (1 to 9223372036854775807)"),
+            std::string::npos)
+      << e;
+  e = errorOf(oneRun("out.mco", "1000.5"));
+  EXPECT_NE(e.find("bad.mci:4: the number of photons must be an integer, found '1000.5'"),
+            std::string::npos)
+      << e;
+  const std::vector<MciRun> ok = parseMci(oneRun("out.mco", "1e12", "2147483647 1 1"));
+  EXPECT_EQ(ok[0].config.packets, 1000000000000u);
+  EXPECT_EQ(ok[0].config.nz, 2147483647);
+}
+
 TEST(McmlFiles, McoHasTheOriginalSectionsInOrder) {
   MciRun run = readMciFile(kData + "/slab_matched.mci")[0];
   run.config.packets = 2000;
