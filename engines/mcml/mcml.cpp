@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 
 #include "core/error.hpp"
 #include "mcml/mcml_transport.hpp"
@@ -22,6 +23,12 @@ constexpr MethodName kNames[] = {
     {TallyMethod::WarpAggregatedDouble, "warp-double"}, {TallyMethod::KahanFloatPair, "kahan"},
     {TallyMethod::FixedPoint64, "fixed64"},       {TallyMethod::SharedBuffer, "shared"},
     {TallyMethod::RegisterCache, "register"},     {TallyMethod::SharedRegister, "shared-register"}};
+
+std::string fmtG(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
 
 /// MCML IzToLayer: the layer (0-based here) holding the centre of depth bin iz.
 int izToLayer(const LayeredMedium& m, const McmlConfig& c, int iz) {
@@ -70,20 +77,26 @@ void validate(const LayeredMedium& m, const McmlConfig& c) {
   PENUMBRA_REQUIRE(!m.layers.empty(), InvalidArgument, "the medium has no layers");
   PENUMBRA_REQUIRE(int(m.layers.size()) <= kMaxLayers, InvalidArgument,
                    "at most " + std::to_string(kMaxLayers) + " layers are supported");
-  PENUMBRA_REQUIRE(m.nAbove > 0 && m.nBelow > 0, InvalidArgument,
-                   "ambient refractive indices must be positive");
+  PENUMBRA_REQUIRE(m.nAbove >= 1 && m.nBelow >= 1 && std::isfinite(m.nAbove) &&
+                       std::isfinite(m.nBelow),
+                   InvalidArgument,
+                   "ambient refractive indices must be >= 1 (above " + fmtG(m.nAbove) + ", below " +
+                       fmtG(m.nBelow) + ")");
   for (std::size_t i = 0; i < m.layers.size(); ++i) {
     const Layer& l = m.layers[i];
     const std::string at = "layer " + std::to_string(i + 1) + ": ";
-    PENUMBRA_REQUIRE(l.n > 0, InvalidArgument, at + "refractive index must be positive");
+    PENUMBRA_REQUIRE(l.n >= 1 && std::isfinite(l.n), InvalidArgument,
+                     at + "refractive index " + fmtG(l.n) + " is below 1");
     PENUMBRA_REQUIRE(l.mua >= 0 && l.mus >= 0, InvalidArgument, at + "mua and mus must be >= 0");
     PENUMBRA_REQUIRE(l.g > -1 && l.g < 1, InvalidArgument, at + "g must lie in (-1, 1)");
-    PENUMBRA_REQUIRE(l.d > 0, InvalidArgument, at + "thickness must be positive");
+    PENUMBRA_REQUIRE(l.d > 0 && std::isfinite(l.d), InvalidArgument,
+                     at + "thickness " + fmtG(l.d) + " cm must be finite and positive");
     PENUMBRA_REQUIRE(std::isfinite(l.mua) && std::isfinite(l.mus), InvalidArgument,
                      at + "mua and mus must be finite");
   }
   PENUMBRA_REQUIRE(c.packets >= 1, InvalidArgument, "packets must be at least 1");
-  PENUMBRA_REQUIRE(c.dz > 0 && c.dr > 0, InvalidArgument, "dz and dr must be positive");
+  PENUMBRA_REQUIRE(c.dz > 0 && c.dr > 0 && std::isfinite(c.dz) && std::isfinite(c.dr),
+                   InvalidArgument, "dz and dr must be finite and positive");
   PENUMBRA_REQUIRE(c.nz >= 1 && c.nr >= 1 && c.na >= 1, InvalidArgument,
                    "nz, nr and na must be at least 1");
   PENUMBRA_REQUIRE(c.batches >= 2 && std::uint64_t(c.batches) <= c.packets, InvalidArgument,

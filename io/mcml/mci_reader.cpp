@@ -18,6 +18,12 @@ namespace penumbra::io {
 
 namespace {
 
+std::string fmtG(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
 struct Line {
   int number;
   std::vector<std::string> tokens;
@@ -50,16 +56,21 @@ public:
     PENUMBRA_THROW(Format, source_ + ":" + std::to_string(line) + ": " + msg);
   }
 
+  /// The whole token as a finite number ("inf" and "nan" are refused: d = inf ran).
   double number(const Line& l, std::size_t i, const char* what) const {
     if (i >= l.tokens.size()) fail(l.number, std::string("missing ") + what);
+    double v = 0;
     try {
       std::size_t used = 0;
-      const double v = std::stod(l.tokens[i], &used);
+      v = std::stod(l.tokens[i], &used);
       if (used != l.tokens[i].size()) throw std::invalid_argument("trailing");
-      return v;
     } catch (const std::exception&) {
       fail(l.number, std::string("expected a number for ") + what + ", found '" + l.tokens[i] + "'");
     }
+    if (!std::isfinite(v))
+      fail(l.number,
+           std::string("expected a finite number for ") + what + ", found '" + l.tokens[i] + "'");
+    return v;
   }
   /// The token as a whole number in [lo, hi], checked in double before any conversion (nz =
   /// 4294967297 used to wrap to 1 through int). "1e6" is accepted, as MCML files write it.
@@ -130,6 +141,8 @@ std::vector<MciRun> parseMci(const std::string& text, const std::string& source)
     const std::int64_t layers = r.count(nl, 0, "the number of layers", 1, mcml::kMaxLayers);
     const Line& above = r.next("n for the medium above");
     run.medium.nAbove = r.number(above, 0, "n above");
+    if (run.medium.nAbove < 1)
+      r.fail(above.number, "refractive index above " + fmtG(run.medium.nAbove) + " is below 1");
     for (std::int64_t i = 0; i < layers; ++i) {
       const Line& l = r.next("a layer line 'n mua mus g d'");
       mcml::Layer layer;
@@ -138,15 +151,20 @@ std::vector<MciRun> parseMci(const std::string& text, const std::string& source)
       layer.mus = r.number(l, 2, "mus");
       layer.g = r.number(l, 3, "g");
       layer.d = r.number(l, 4, "d");
-      if (layer.n <= 0 || layer.mua < 0 || layer.mus < 0 || layer.d <= 0 || layer.g <= -1 ||
-          layer.g >= 1)
-        r.fail(l.number, "layer " + std::to_string(i + 1) + " has an invalid value");
+      const std::string at = "layer " + std::to_string(i + 1) + ": ";
+      if (layer.n < 1) r.fail(l.number, at + "refractive index " + fmtG(layer.n) + " is below 1");
+      if (layer.mua < 0 || layer.mus < 0)
+        r.fail(l.number, at + "mua and mus must be >= 0 (found " + fmtG(layer.mua) + ", " +
+                             fmtG(layer.mus) + ")");
+      if (layer.g <= -1 || layer.g >= 1)
+        r.fail(l.number, at + "g " + fmtG(layer.g) + " is outside (-1, 1)");
+      if (layer.d <= 0) r.fail(l.number, at + "thickness " + fmtG(layer.d) + " cm must be positive");
       run.medium.layers.push_back(layer);
     }
     const Line& below = r.next("n for the medium below");
     run.medium.nBelow = r.number(below, 0, "n below");
-    if (run.medium.nAbove <= 0 || run.medium.nBelow <= 0)
-      r.fail(below.number, "refractive indices must be positive");
+    if (run.medium.nBelow < 1)
+      r.fail(below.number, "refractive index below " + fmtG(run.medium.nBelow) + " is below 1");
     runs.push_back(std::move(run));
   }
   return runs;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "core/error.hpp"
 #include "mcml/mcml.hpp"
 #include "mcml/mcml_setup.hpp"
 #include "mcml/mcml_transport.hpp"
@@ -213,3 +214,29 @@ TEST(McmlCpu, RejectsBadInput) {
   EXPECT_THROW(parseTallyMethod("fast"), Error);
   EXPECT_EQ(parseTallyMethod("warp-double"), TallyMethod::WarpAggregatedDouble);
 }
+
+namespace {
+/// The message of the error runMcml(m, c) throws ("" when it runs), its code in `code`.
+std::string runError(const LayeredMedium& m, const McmlConfig& c, ErrorCode* code = nullptr) {
+  try {
+    (void)runMcml(m, c);
+  } catch (const Error& e) {
+    if (code) *code = e.code();
+    return e.message();
+  }
+  return "";
+}
+}  // namespace
+
+TEST(McmlCpu, RejectsInfiniteThicknessAndIndicesBelowOne) {
+  const McmlConfig c = cpuConfig(100);
+  std::string e = runError(slab(1.4, 1, 10, 0.9, INFINITY), c);
+  EXPECT_NE(e.find("layer 1: thickness inf cm must be finite and positive"), std::string::npos) << e;
+  e = runError(slab(0.5, 1, 10, 0.9, 0.1), c);
+  EXPECT_NE(e.find("layer 1: refractive index 0.5 is below 1"), std::string::npos) << e;
+  e = runError(slab(1.4, 1, 10, 0.9, 0.1, 0.9), c);
+  EXPECT_NE(e.find("ambient refractive indices must be >= 1 (above 0.9, below 0.9)"),
+            std::string::npos)
+      << e;
+}
+

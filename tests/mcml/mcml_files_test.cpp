@@ -101,6 +101,20 @@ TEST(McmlFiles, HugeCountsAreRangeCheckedNotWrapped) {
   EXPECT_EQ(ok[0].config.nz, 2147483647);
 }
 
+TEST(McmlFiles, NonFiniteAndUnphysicalValuesAreRefused) {
+  std::string e = errorOf(oneRun("out.mco", "1000", "10 10 5", "1.4 1 10 0.9 inf"));
+  EXPECT_NE(e.find("bad.mci:9: expected a finite number for d, found 'inf'"), std::string::npos) << e;
+  e = errorOf(oneRun("out.mco", "1000", "10 10 5", "1.4 nan 10 0.9 0.1"));
+  EXPECT_NE(e.find("bad.mci:9: expected a finite number for mua, found 'nan'"), std::string::npos)
+      << e;
+  e = errorOf(oneRun("out.mco", "1000", "10 10 5", "0.5 1 10 0.9 0.1"));
+  EXPECT_NE(e.find("bad.mci:9: layer 1: refractive index 0.5 is below 1"), std::string::npos) << e;
+  e = errorOf(oneRun("out.mco", "1000", "10 10 5", "1.4 1 10 0.9 0.1", "0.9"));
+  EXPECT_NE(e.find("bad.mci:8: refractive index above 0.9 is below 1"), std::string::npos) << e;
+  e = errorOf(oneRun("out.mco", "1000", "10 10 5", "1.4 1 10 0.9 0"));
+  EXPECT_NE(e.find("bad.mci:9: layer 1: thickness 0 cm must be positive"), std::string::npos) << e;
+}
+
 TEST(McmlFiles, McoHasTheOriginalSectionsInOrder) {
   MciRun run = readMciFile(kData + "/slab_matched.mci")[0];
   run.config.packets = 2000;
