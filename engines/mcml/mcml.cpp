@@ -6,8 +6,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <thread>
 
 #include "core/error.hpp"
+#include "core/host_memory.hpp"
 #include "mcml/mcml_transport.hpp"
 
 namespace penumbra::mcml {
@@ -27,6 +29,21 @@ constexpr MethodName kNames[] = {
 std::string fmtG(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+unsigned cpuThreads(const McmlConfig& c) {
+  return c.cpuThreads > 0 ? unsigned(c.cpuThreads) : std::max(1u, std::thread::hardware_concurrency());
+}
+
+/// "12 s", "45 min", "24 h", "52 days", "3 years".
+std::string formatDuration(double s) {
+  char buf[48];
+  if (s < 120) std::snprintf(buf, sizeof buf, "%.0f s", s);
+  else if (s < 7200) std::snprintf(buf, sizeof buf, "%.0f min", s / 60);
+  else if (s < 2 * 86400.0) std::snprintf(buf, sizeof buf, "%.0f h", s / 3600);
+  else if (s < 2 * 365 * 86400.0) std::snprintf(buf, sizeof buf, "%.0f days", s / 86400);
+  else std::snprintf(buf, sizeof buf, "%.3g years", s / (365 * 86400.0));
   return buf;
 }
 
@@ -121,14 +138,50 @@ double specularReflectance(const LayeredMedium& m) {
 
 std::size_t workspaceBytes(const McmlConfig& c) {
   // Worst case (Kahan pairs, 8 bytes a bin) for A_rz, Rd_ra and Tt_ra, plus a few scalars.
-  return (std::size_t(c.nr) * c.nz + 2 * std::size_t(c.nr) * c.na) * 8 + 4096;
+  const double bins = double(c.nr) * double(c.nz) + 2.0 * double(c.nr) * double(c.na);
+  return std::size_t(std::min(bins * 8 + 4096, 1.8e19));
+}
+
+double hostBytes(const McmlConfig& c, Backend backend) {
+  const double nrz = double(c.nr) * double(c.nz), nra = double(c.nr) * double(c.na);
+  const double tally = nrz + 2 * nra;  // one McmlTally
+  // runMcml: the sum, one batch's tally, sumSqA, and the results A_rz, A_rzErr, fluence, Rd_ra,
+  // Tt_ra and the 1D arrays. CPU: a tally per thread; CUDA: the download buffer.
+  double doubles = 2 * tally + nrz + 3 * nrz + 2 * nra + double(c.nz) + 2.0 * c.nr + 2.0 * c.na;
+  if (backend == Backend::Cuda)
+    doubles += std::max(nrz, nra);
+  else
+    doubles += tally * double(cpuThreads(c));
+  return 8 * doubles;
 }
 
 McmlResult runMcml(const LayeredMedium& m, const McmlConfig& c, const JobControl& job) {
   validate(m, c);
   const BackendChoice choice = selectBackend(c.backend);
+  const std::string grid = "nr x nz = " + std::to_string(c.nr) + " x " + std::to_string(c.nz) +
+                           " bins for A_rz, nr x na = " + std::to_string(c.nr) + " x " +
+                           std::to_string(c.na) + " for Rd_ra and Tt_ra";
+  refuseIfHostMemoryExceeded(hostBytes(c, choice.backend), "MCML", grid);
+  if (choice.backend == Backend::Cuda && choice.device) {
+    const double need = double(workspaceBytes(c)), free = double(choice.device->freeMemoryBytes);
+    if (need > 0.95 * free)
+      PENUMBRA_THROW(OutOfMemory, "MCML needs " + formatBytes(need) + " on the GPU but " +
+                                      formatBytes(free) + " are free on " + choice.device->name +
+                                      " (" + grid + ")");
+  }
+  if (choice.backend == Backend::Cpu && c.maxCpuSeconds > 0 && c.packets > 4000) {
+    const double seconds = estimateCpuSeconds(m, c);
+    if (seconds > c.maxCpuSeconds)
+      PENUMBRA_THROW(Unsupported,
+                     "MCML on the CPU: " + std::to_string(c.packets) + " packets would take about " +
+                         formatDuration(seconds) + " on " + std::to_string(cpuThreads(c)) +
+                         " threads (estimated from a pilot run); the limit is " +
+                         formatDuration(c.maxCpuSeconds) +
+                         ". Use fewer packets, a GPU, or a higher limit (maxCpuSeconds)");
+  }
   McmlResult res;
   res.backend = choice.backend;
+  if (!choice.message.empty()) res.messages.push_back(choice.message);
   res.tally = c.tally;
   res.Rsp = specularReflectance(m);
   const std::size_t nrz = std::size_t(c.nr) * c.nz, nra = std::size_t(c.nr) * c.na;

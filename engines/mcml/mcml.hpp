@@ -62,6 +62,10 @@ struct McmlConfig {
   int maxDevices = 0;      ///< CUDA backend: 0 = every usable GPU
   double weightThreshold = 1e-4;  ///< roulette threshold (MCML WEIGHT)
   double rouletteChance = 0.1;    ///< roulette survival chance (MCML CHANCE)
+  /// CPU backend: runMcml refuses a run whose estimated time (estimateCpuSeconds) exceeds this
+  /// [s]; 0: no limit. One day by default: 10^12 packets in skin take months on a workstation
+  /// and used to start anyway, with no way to tell from the outside.
+  double maxCpuSeconds = 86400;
 };
 
 /// Results scaled as MCML scales them (per launched packet; A_rz in cm^-3, Rd_r in cm^-2,
@@ -80,6 +84,7 @@ struct McmlResult {
   std::string device;
   int devicesUsed = 0;
   TallyMethod tally = TallyMethod::FixedPoint64;
+  std::vector<std::string> messages;  ///< user-facing notes (e.g. CUDA asked for, CPU used)
   double elapsedMs = 0;  ///< transport only (no output scaling)
   std::vector<KernelProfile> profiles;
 
@@ -97,11 +102,24 @@ struct McmlTally {
 void validate(const LayeredMedium& m, const McmlConfig& c);
 /// Specular reflectance at the surface (MCML Rspecular, incl. a glass first layer).
 double specularReflectance(const LayeredMedium& m);
-/// Device memory the CUDA engine needs per GPU for this config [bytes].
+/// Device memory the CUDA engine needs per GPU for this config [bytes] (saturates at SIZE_MAX
+/// instead of wrapping for absurd grids).
 std::size_t workspaceBytes(const McmlConfig& c);
+/// Host memory runMcml allocates for this config on `backend` (Cpu: one tally per thread as
+/// well) [bytes]. A double: a 2^31 x 2^31 grid needs more than size_t can count.
+double hostBytes(const McmlConfig& c, Backend backend = Backend::Cpu);
+/// Estimated wall time of the CPU backend for this run [s]: a pilot of the same medium (at most
+/// 1000 packets or 2e6 transport steps, ~0.1 s) timed on one thread and scaled to c.packets
+/// over the CPU threads. A packet still alive when the pilot's step budget runs out counts as
+/// finished, so for media where packets live very long the estimate is a lower bound.
+double estimateCpuSeconds(const LayeredMedium& m, const McmlConfig& c);
 
 /// Runs the simulation on the chosen backend: `batches` batches of packets, tallies summed,
 /// standard errors from the spread of the batches. Progress and cancel between batches.
+/// Check, then run: validates, then refuses before allocating anything a run whose tallies do
+/// not fit in host memory or on the GPU (ErrorCode::OutOfMemory, sizes in the message), and a
+/// CPU run estimated to take longer than c.maxCpuSeconds (ErrorCode::Unsupported, with the
+/// estimate). A CUDA request without a usable GPU runs on the CPU and says so in messages.
 McmlResult runMcml(const LayeredMedium& m, const McmlConfig& c, const JobControl& job = {});
 
 // Backend entry points (one batch: packets [first, first + count)). Used by runMcml and tests.

@@ -240,3 +240,31 @@ TEST(McmlCpu, RejectsInfiniteThicknessAndIndicesBelowOne) {
       << e;
 }
 
+TEST(McmlCpu, HugeGridsAreRefusedBeforeAllocating) {
+  McmlConfig c = cpuConfig(1000);
+  c.nr = c.nz = 2000000000;  // 4e18 bins: used to end in std::bad_alloc / length_error
+  ErrorCode code{};
+  const std::string e = runError(slab(1.4, 1, 10, 0.9, 0.1), c, &code);
+  EXPECT_EQ(code, ErrorCode::OutOfMemory) << e;
+  EXPECT_NE(e.find("MCML needs"), std::string::npos) << e;
+  EXPECT_NE(e.find("nr x nz = 2000000000 x 2000000000"), std::string::npos) << e;
+  EXPECT_GT(hostBytes(c), 1e19);  // no overflow of size_t
+}
+
+TEST(McmlCpu, RunsThatWouldTakeDaysAreRefusedUpFront) {
+  // 10^12 packets in a highly scattering centimetre of tissue: weeks on a CPU. This used to
+  // start and run until killed; the estimate (a short pilot run) refuses it in well under a
+  // second.
+  const LayeredMedium m = slab(1.4, 0.1, 100, 0.9, 1.0);
+  McmlConfig c = cpuConfig(1000000000000ULL);
+  c.cpuThreads = 2;
+  const double estimate = estimateCpuSeconds(m, c);
+  EXPECT_GT(estimate, 86400.0);
+  ErrorCode code{};
+  const std::string e = runError(m, c, &code);
+  EXPECT_EQ(code, ErrorCode::Unsupported) << e;
+  EXPECT_NE(e.find("1000000000000 packets would take about"), std::string::npos) << e;
+  EXPECT_NE(e.find("the limit is 24 h"), std::string::npos) << e;
+  // Small runs are estimated to be small.
+  EXPECT_LT(estimateCpuSeconds(m, cpuConfig(10000)), 600.0);
+}

@@ -3,6 +3,7 @@
 // given (seed, packets, threads) is reproducible; the random stream of a packet depends only
 // on (seed, packet index), not on the thread that runs it.
 #include <algorithm>
+#include <chrono>
 #include <thread>
 
 #include "mcml/mcml.hpp"
@@ -57,6 +58,31 @@ void runBatchCpu(const LayeredMedium& m, const McmlConfig& c, std::uint64_t firs
     for (std::size_t i = 0; i < out.Tt_ra.size(); ++i) out.Tt_ra[i] += p.Tt_ra[i];
     out.rouletteGain += p.rouletteGain;
   }
+}
+
+double estimateCpuSeconds(const LayeredMedium& m, const McmlConfig& c) {
+  validate(m, c);
+  const TransportSetup<double> s = makeSetup<double>(m, c);
+  // ~0.1 s of transport at most, however long one packet lives (mua = 0 in a thick layer).
+  constexpr std::uint64_t kPilotPackets = 1000, kPilotSteps = 2000000;
+  const std::uint64_t pilot = std::min<std::uint64_t>(c.packets, kPilotPackets);
+  std::uint64_t steps = 0, finished = 0;
+  Photon<double> p{};
+  const auto t0 = std::chrono::steady_clock::now();
+  for (std::uint64_t k = 0; k < pilot && steps < kPilotSteps; ++k) {
+    launchPhoton(s, k, p);
+    while (p.alive && steps < kPilotSteps) {
+      (void)mcmlStep(s, p);
+      ++steps;
+    }
+    ++finished;  // cut off by the budget or not: counted, so the estimate is a lower bound
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const unsigned threads = c.cpuThreads > 0 ? unsigned(c.cpuThreads)
+                                            : std::max(1u, std::thread::hardware_concurrency());
+  return seconds / double(std::max<std::uint64_t>(finished, 1)) * double(c.packets) /
+         double(threads);
 }
 
 }  // namespace penumbra::mcml
