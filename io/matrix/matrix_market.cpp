@@ -6,6 +6,9 @@
 #include <fstream>
 #include <numeric>
 #include <sstream>
+#include <string_view>
+#include <type_traits>
+#include <vector>
 
 #include "core/error.hpp"
 #include "matrix/matrix_io.hpp"
@@ -51,13 +54,39 @@ std::string lower(std::string s) {
   return s;
 }
 
+/// The whitespace-separated tokens of a line (blanks, tabs, and the '\r' of Windows line ends).
+std::vector<std::string_view> tokens(const std::string& line) {
+  std::vector<std::string_view> out;
+  const char* p = line.data();
+  const char* end = p + line.size();
+  auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; };
+  while (p < end) {
+    while (p < end && blank(*p)) ++p;
+    const char* b = p;
+    while (p < end && !blank(*p)) ++p;
+    if (p > b) out.emplace_back(b, std::size_t(p - b));
+  }
+  return out;
+}
+
+/// All of `t` as a number of type T ("1.0xyz" is not 1.0); a leading '+' is allowed, as strtod
+/// allows it.
 template <typename T>
-bool parseNumber(const char*& p, const char* end, T& out) {
-  while (p < end && (*p == ' ' || *p == '\t')) ++p;
-  const auto r = std::from_chars(p, end, out);
-  if (r.ec != std::errc()) return false;
-  p = r.ptr;
-  return true;
+bool wholeToken(std::string_view t, T& out) {
+  if (t.size() > 1 && t[0] == '+' && t[1] != '-') t.remove_prefix(1);
+  const auto r = std::from_chars(t.data(), t.data() + t.size(), out);
+  return r.ec == std::errc() && r.ptr == t.data() + t.size();
+}
+
+/// Token `i` of a line as T, or a Format error naming the line and the token.
+template <typename T>
+T tokenAs(const std::vector<std::string_view>& t, std::size_t i, const std::string& path,
+          std::int64_t line) {
+  T v{};
+  if (!wholeToken(t[i], v))
+    formatError(path, line, "'" + std::string(t[i]) + "' is not " +
+                                (std::is_integral_v<T> ? "an integer" : "a number"));
+  return v;
 }
 
 }  // namespace
@@ -89,11 +118,16 @@ MatrixImport readMatrixMarket(const std::string& path) {
       if (!(fileScale > 0) || !std::isfinite(fileScale)) formatError(path, lineNo, "bad scale comment");
       continue;
     }
-    if (line.empty() || line[0] == '%') continue;
-    const char* p = line.data();
-    const char* e = p + line.size();
-    if (!parseNumber(p, e, rows) || !parseNumber(p, e, cols) || !parseNumber(p, e, nnz))
-      formatError(path, lineNo, "expected 'rows cols entries'");
+    if (!line.empty() && line[0] == '%') continue;
+    const auto t = tokens(line);
+    if (t.empty()) continue;
+    if (t.size() < 3) formatError(path, lineNo, "expected 'rows cols entries'");
+    if (t.size() > 3)
+      formatError(path, lineNo, "unexpected '" + std::string(t[3]) + "' after 'rows cols entries'");
+    rows = tokenAs<std::int64_t>(t, 0, path, lineNo);
+    cols = tokenAs<std::int64_t>(t, 1, path, lineNo);
+    nnz = tokenAs<std::int64_t>(t, 2, path, lineNo);
+    if (nnz < 0) formatError(path, lineNo, "negative entry count");
     break;
   }
   if (nnz < 0) formatError(path, lineNo, "no size line");
@@ -101,17 +135,22 @@ MatrixImport readMatrixMarket(const std::string& path) {
     formatError(path, lineNo, "matrix size out of range");
   if (rows > 0 && cols > 0 && double(nnz) > double(rows) * double(cols))
     formatError(path, lineNo, "more entries than the matrix has places");
-
+  const std::string entryShape = pattern ? "'row column'" : "'row column value'";
+  const std::size_t entryTokens = pattern ? 2 : 3;
   std::vector<Triplet> t;
   t.reserve(std::size_t(nnz));
   while (std::int64_t(t.size()) < nnz && std::getline(in, line)) {
     ++lineNo;
-    if (line.empty() || line[0] == '%') continue;
-    const char* p = line.data();
-    const char* e = p + line.size();
+    if (!line.empty() && line[0] == '%') continue;
+    const auto tok = tokens(line);
+    if (tok.empty()) continue;
+    if (tok.size() < entryTokens) formatError(path, lineNo, "expected " + entryShape);
+    if (tok.size() > entryTokens)
+      formatError(path, lineNo, "unexpected '" + std::string(tok[entryTokens]) + "' after " + entryShape);
     Triplet x{0, 0, 1.0, lineNo};
-    if (!parseNumber(p, e, x.row) || !parseNumber(p, e, x.col) || (!pattern && !parseNumber(p, e, x.value)))
-      formatError(path, lineNo, "expected 'row column" + std::string(pattern ? "'" : " value'"));
+    x.row = tokenAs<std::int64_t>(tok, 0, path, lineNo);
+    x.col = tokenAs<std::int64_t>(tok, 1, path, lineNo);
+    if (!pattern) x.value = tokenAs<double>(tok, 2, path, lineNo);
     if (x.row < 1 || x.row > rows || x.col < 1 || x.col > cols)
       formatError(path, lineNo, "index (" + std::to_string(x.row) + ", " + std::to_string(x.col) + ") outside the " +
                                     std::to_string(rows) + " x " + std::to_string(cols) + " matrix");

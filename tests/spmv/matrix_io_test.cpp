@@ -85,6 +85,28 @@ TEST(MatrixMarket, MalformedFilesNameFileAndLine) {
   fs::remove(p);
 }
 
+TEST(MatrixMarket, NumbersAreWholeTokens) {
+  // "1.0xyz" used to be read as 1.0.
+  const std::string p = tmpPath("tokens.mtx");
+  const std::string head = "%%MatrixMarket matrix coordinate real general\n";
+  writeText(p, head + "2 2 1\n1 1 1.0xyz\n");
+  std::string e = errorOf([&] { (void)readMatrixMarket(p); });
+  EXPECT_NE(e.find("line 3: '1.0xyz' is not a number"), std::string::npos) << e;
+  writeText(p, head + "2 2 1\n1x 1 1.0\n");
+  e = errorOf([&] { (void)readMatrixMarket(p); });
+  EXPECT_NE(e.find("line 3: '1x' is not an integer"), std::string::npos) << e;
+  writeText(p, head + "2 2 1 7\n1 1 1.0\n");
+  e = errorOf([&] { (void)readMatrixMarket(p); });
+  EXPECT_NE(e.find("line 2: unexpected '7' after 'rows cols entries'"), std::string::npos) << e;
+  writeText(p, head + "2 2 1\n1 1 1.0 2.0\n");
+  e = errorOf([&] { (void)readMatrixMarket(p); });
+  EXPECT_NE(e.find("line 3: unexpected '2.0' after 'row column value'"), std::string::npos) << e;
+  // Tabs, trailing blanks and Windows line ends are whitespace.
+  writeText(p, head + "2 2 1\r\n1\t1  2.5 \r\n");
+  EXPECT_EQ(readMatrixMarket(p).matrix.nnz(), 1);
+  fs::remove(p);
+}
+
 TEST(MatrixMarket, DoubleToHalfRoundsOnce) {
   // 1 + 2^-11 + 2^-40 lies just above the midpoint between 1 and 1 + 2^-10: through float it
   // would first round to the midpoint and then to even (1.0); rounding once gives 1 + 2^-10.
