@@ -161,6 +161,14 @@ MatrixImport readMatrixMarket(const std::string& path) {
   }
   if (std::int64_t(t.size()) < nnz)
     formatError(path, lineNo, "file ends after " + std::to_string(t.size()) + " of " + std::to_string(nnz) + " entries");
+  // Anything after the declared entries but blank lines and comments is an error: entries past
+  // the count used to be dropped silently.
+  while (std::getline(in, line)) {
+    ++lineNo;
+    if ((!line.empty() && line[0] == '%') || tokens(line).empty()) continue;
+    formatError(path, lineNo, "an entry past the " + std::to_string(nnz) +
+                                  " declared in the size line");
+  }
 
   MatrixImport out;
   spmv::HalfCsr& m = out.matrix;

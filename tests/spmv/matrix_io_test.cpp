@@ -85,6 +85,19 @@ TEST(MatrixMarket, MalformedFilesNameFileAndLine) {
   fs::remove(p);
 }
 
+TEST(MatrixMarket, EntriesPastTheDeclaredCountAreRefused) {
+  // They used to be ignored silently: a file whose size line is wrong lost data.
+  const std::string p = tmpPath("extra.mtx");
+  writeText(p, "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1.0\n% note\n2 2 3.0\n");
+  const std::string e = errorOf([&] { (void)readMatrixMarket(p); });
+  EXPECT_NE(e.find(p), std::string::npos) << e;
+  EXPECT_NE(e.find("line 5: an entry past the 1 declared in the size line"), std::string::npos) << e;
+  // Trailing blank lines and comments are fine.
+  writeText(p, "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1.0\n\n% end\n");
+  EXPECT_EQ(readMatrixMarket(p).matrix.nnz(), 1);
+  fs::remove(p);
+}
+
 TEST(MatrixMarket, NumbersAreWholeTokens) {
   // "1.0xyz" used to be read as 1.0.
   const std::string p = tmpPath("tokens.mtx");
