@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "core/error.hpp"
+#include "core/host_memory.hpp"
 #include "matrix/matrix_io.hpp"
 
 namespace penumbra::io {
@@ -96,6 +97,10 @@ spmv::HalfCsr readBinaryCsr(const std::string& path) {
                         std::to_string(h.rows) + " rows, " + std::to_string(h.nnz) + " entries), the file has " +
                         std::to_string(size) + (size < offCols ? " (inside the row offsets)" : size < offVals ? " (inside the column indices)" : " (inside the values)"));
   if (size > expected) bad(path, expected, std::to_string(size - expected) + " unexpected bytes after the values");
+
+  // The file size bounds the arrays; the host must still hold them (+ the reader's own copy).
+  refuseIfHostMemoryExceeded(double(expected), "reading binary CSR file '" + path + "'",
+                             std::to_string(h.rows) + " rows, " + std::to_string(h.nnz) + " entries");
 
   spmv::HalfCsr m;
   m.rows = h.rows;

@@ -9,7 +9,10 @@
 /// entries span less than 2^28; scaling by a power of two adds no rounding. Each value is then
 /// rounded once to the nearest fp16 (ties to even); the import counts the values this changed
 /// and those that became 0, and says so in its warnings. Duplicates and out-of-range indices
-/// are errors naming the file and line.
+/// are errors naming the file and line, and so are numbers that are not whole tokens ("1.0xyz"),
+/// extra tokens on a line, and entries past the count the size line declares. The declared
+/// entry count is checked against the file's size, and the memory the import needs against the
+/// host's, before anything is allocated.
 ///
 /// Binary (.pcsr), little-endian, version 1: a 64-byte header
 ///   0 "PNMBRCSR"  8 u32 version (1)  12 u32 header bytes (64)  16 i64 rows  24 i64 cols
@@ -18,7 +21,8 @@
 /// then rows + 1 int64 offsets, nnz int32 columns, nnz uint16 values. The reader checks the
 /// header, that the file size is exactly what the header implies, and the content (offsets
 /// non-decreasing from 0 to nnz, columns in range and ascending per row); every error names the
-/// file and the byte offset where the data went wrong.
+/// file and the byte offset where the data went wrong. The arrays are allocated only after the
+/// size checks and a host-memory check.
 #include <string>
 
 #include "import_messages.hpp"

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <numeric>
 #include <sstream>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/host_memory.hpp"
 #include "matrix/matrix_io.hpp"
 #include "spmv/half_float.hpp"
 
@@ -94,6 +96,9 @@ T tokenAs(const std::vector<std::string_view>& t, std::size_t i, const std::stri
 MatrixImport readMatrixMarket(const std::string& path) {
   std::ifstream in(path);
   if (!in) PENUMBRA_THROW(Io, "cannot open Matrix Market file '" + path + "'");
+  std::error_code sizeError;
+  const std::int64_t fileBytes = std::int64_t(std::filesystem::file_size(path, sizeError));
+  if (sizeError) PENUMBRA_THROW(Io, "cannot read the size of Matrix Market file '" + path + "': " + sizeError.message());
   std::string line;
   std::int64_t lineNo = 1;
   if (!std::getline(in, line)) formatError(path, 1, "empty file");
@@ -135,6 +140,20 @@ MatrixImport readMatrixMarket(const std::string& path) {
     formatError(path, lineNo, "matrix size out of range");
   if (rows > 0 && cols > 0 && double(nnz) > double(rows) * double(cols))
     formatError(path, lineNo, "more entries than the matrix has places");
+  // Declared sizes against the file before anything is allocated (4e18 entries in a 70-byte
+  // file ended in std::length_error): an entry line takes at least "r c v\n" (6 bytes; 4 for a
+  // pattern matrix); then the memory the triplets, the CSR and the row offsets need.
+  const std::int64_t minEntryBytes = pattern ? 4 : 6;
+  if (nnz > fileBytes / minEntryBytes)
+    formatError(path, lineNo, std::to_string(nnz) + " entries declared, but the file has room for at most " +
+                                  std::to_string(fileBytes / minEntryBytes) + " (" +
+                                  std::to_string(fileBytes) + " bytes, at least " +
+                                  std::to_string(minEntryBytes) + " per entry)");
+  refuseIfHostMemoryExceeded(double(nnz) * double(sizeof(Triplet) + 6) + 8.0 * double(rows + 1),
+                             "reading Matrix Market file '" + path + "'",
+                             std::to_string(rows) + " x " + std::to_string(cols) + ", " +
+                                 std::to_string(nnz) + " entries");
+
   const std::string entryShape = pattern ? "'row column'" : "'row column value'";
   const std::size_t entryTokens = pattern ? 2 : 3;
   std::vector<Triplet> t;

@@ -120,6 +120,17 @@ TEST(MatrixMarket, NumbersAreWholeTokens) {
   fs::remove(p);
 }
 
+TEST(MatrixMarket, DeclaredSizesAreCheckedBeforeAllocating) {
+  // 4e18 entries declared in a 70-byte file used to end in std::length_error / bad_alloc.
+  const std::string p = tmpPath("huge.mtx");
+  writeText(p, "%%MatrixMarket matrix coordinate real general\n2000000000 2000000000 4000000000000000000\n1 1 1\n");
+  const std::string e = errorOf([&] { (void)readMatrixMarket(p); });
+  EXPECT_NE(e.find("line 2: 4000000000000000000 entries declared, but the file has room for at most"),
+            std::string::npos)
+      << e;
+  fs::remove(p);
+}
+
 TEST(MatrixMarket, DoubleToHalfRoundsOnce) {
   // 1 + 2^-11 + 2^-40 lies just above the midpoint between 1 and 1 + 2^-10: through float it
   // would first round to the midpoint and then to even (1.0); rounding once gives 1 + 2^-10.
