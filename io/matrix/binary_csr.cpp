@@ -1,6 +1,7 @@
 // Compact binary fp16 CSR (.pcsr): header + raw little-endian arrays (layout in matrix_io.hpp).
 #include <bit>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -123,6 +124,17 @@ spmv::HalfCsr readBinaryCsr(const std::string& path) {
     }
   }
   if (m.rowPtr.back() != h.nnz) bad(path, offCols - 8, "last row offset is not the entry count");
+  // fp16 infinity and NaN (exponent bits all ones) would poison every product that reads them.
+  for (std::int64_t k = 0; k < h.nnz; ++k) {
+    const std::uint16_t v = m.values[std::size_t(k)];
+    if ((v & 0x7C00) == 0x7C00) {
+      char bits[16];
+      std::snprintf(bits, sizeof bits, "0x%04x", unsigned(v));
+      bad(path, offVals + 2 * std::uint64_t(k),
+          "value " + std::to_string(k) + " is not finite (fp16 bits " + bits + ": " +
+              ((v & 0x03FF) ? "NaN" : "infinity") + ")");
+    }
+  }
   return m;
 }
 

@@ -20,9 +20,9 @@
 ///   56 u32 offset bytes (8)  60 u32 reserved (0)
 /// then rows + 1 int64 offsets, nnz int32 columns, nnz uint16 values. The reader checks the
 /// header, that the file size is exactly what the header implies, and the content (offsets
-/// non-decreasing from 0 to nnz, columns in range and ascending per row); every error names the
-/// file and the byte offset where the data went wrong. The arrays are allocated only after the
-/// size checks and a host-memory check.
+/// non-decreasing from 0 to nnz, columns in range and ascending per row, values finite: fp16
+/// infinity and NaN are refused); every error names the file and the byte offset where the data
+/// went wrong. The arrays are allocated only after the size checks and a host-memory check.
 #include <string>
 
 #include "import_messages.hpp"

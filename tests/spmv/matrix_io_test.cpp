@@ -172,6 +172,20 @@ TEST(BinaryCsr, RoundTripAndCheckedSizes) {
   }
   e = errorOf([&] { (void)readBinaryCsr(p); });
   EXPECT_NE(e.find("offset " + std::to_string(64 + 8 * 301 + 4 * 5)), std::string::npos) << e;
+  // fp16 infinity and NaN (exponent all ones) used to be accepted and poisoned every product.
+  for (const std::uint16_t bits : {std::uint16_t(0x7C00), std::uint16_t(0xFC00), std::uint16_t(0x7E00)}) {
+    writeBinaryCsr(m, p);
+    const std::uint64_t at = 64 + 8 * 301 + 4 * std::uint64_t(m.nnz()) + 2 * 7;
+    {
+      std::fstream f(p, std::ios::in | std::ios::out | std::ios::binary);
+      f.seekp(std::streamoff(at));
+      f.write(reinterpret_cast<const char*>(&bits), 2);
+    }
+    e = errorOf([&] { (void)readBinaryCsr(p); });
+    EXPECT_NE(e.find("byte offset " + std::to_string(at) + ": value 7 is not finite (fp16 "),
+              std::string::npos)
+        << e;
+  }
   // Wrong magic.
   writeText(p, std::string(64, 'x'));
   e = errorOf([&] { (void)readBinaryCsr(p); });
