@@ -2,7 +2,6 @@
 // Timings live here, never in tests (house rule 4).
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 
 #include "bench_table.hpp"
@@ -10,6 +9,7 @@
 #include "core/bandwidth.hpp"
 #include "core/device.hpp"
 #include "core/error.hpp"
+#include "file/atomic_file.hpp"
 
 namespace penumbra::cli {
 
@@ -83,9 +83,7 @@ int cmdBench(Args args) {
     if (r.suite == "bandwidth") applyMeasuredPeak(rows, r.profile.gbPerS());
   printBenchTable(rows);
   if (!json.empty()) {
-    std::ofstream out(json);
-    if (!out) PENUMBRA_THROW(Io, "cannot write '" + json + "'");
-    out << benchRowsToJson(rows, todayIso());
+    io::writeFileAtomically(json, benchRowsToJson(rows, todayIso()), "benchmark JSON");
     std::cout << "wrote " << json << "\n";
   }
   return 0;

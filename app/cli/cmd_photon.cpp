@@ -6,7 +6,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -14,6 +13,7 @@
 
 #include "cli_commands.hpp"
 #include "core/error.hpp"
+#include "image/metaimage_writer.hpp"
 #include "photon/photon_dose.hpp"
 #include "photon/photon_phantoms.hpp"
 #include "raytrace/raytrace.hpp"
@@ -40,6 +40,9 @@ constexpr const char* kPhotonUsage =
     "       penumbra-cli photon --case CASE.json [--backend ...] [--variant ...] [--deposit ...]\n"
     "                           [--cones PxA] [--out FILE.mhd]\n";
 
+constexpr const char* kDoseComment =
+    "photon dose in Gy (collapsed cone, beam MU), DICOM LPS mm";
+
 DepositStrategy parseDeposit(const std::string& text) {
   if (text == "atomic") return DepositStrategy::Atomic;
   if (text == "atomic-free" || text == "atomicfree") return DepositStrategy::AtomicFree;
@@ -52,34 +55,6 @@ void parseCones(const std::string& text, PhotonDoseParameters& p) {
                    "--cones: expected POLARxAZIMUTH, e.g. 8x12 (got '" + text + "')");
   p.polarCones = parseOptionInteger(text.substr(0, x), "--cones");
   p.azimuthalCones = parseOptionInteger(text.substr(x + 1), "--cones");
-}
-
-/// Writes FILE.mhd and FILE.raw (FILE without extension, or with .mhd removed).
-void writeMetaImage(const std::string& path, const Volume<float>& v) {
-  std::string base = path;
-  if (base.size() > 4 && base.substr(base.size() - 4) == ".mhd") base.resize(base.size() - 4);
-  const std::string raw = base + ".raw";
-  const auto slash = raw.find_last_of('/');
-  const std::string rawName = slash == std::string::npos ? raw : raw.substr(slash + 1);
-  std::ofstream h(base + ".mhd");
-  if (!h) PENUMBRA_THROW(Io, "cannot write '" + base + ".mhd'");
-  const Grid& g = v.grid;
-  h << "ObjectType = Image\nNDims = 3\nBinaryData = True\nBinaryDataByteOrderMSB = False\n"
-    << "CompressedData = False\nTransformMatrix =";
-  for (int c = 0; c < 3; ++c)
-    for (int r = 0; r < 3; ++r) h << " " << g.direction.m[r][c];
-  h << "\nOffset = " << g.origin.x << " " << g.origin.y << " " << g.origin.z << "\n"
-    << "AnatomicalOrientation = RAI\n"  // ITK's name for LPS patient coordinates
-    << "ElementSpacing = " << g.spacing.x << " " << g.spacing.y << " " << g.spacing.z << "\n"
-    << "DimSize = " << g.dims[0] << " " << g.dims[1] << " " << g.dims[2] << "\n"
-    << "ElementType = MET_FLOAT\n"
-    << "Comment = photon dose in Gy (collapsed cone, beam MU), DICOM LPS mm\n"
-    << "ElementDataFile = " << rawName << "\n";
-  std::ofstream r(raw, std::ios::binary);
-  if (!r) PENUMBRA_THROW(Io, "cannot write '" + raw + "'");
-  r.write(reinterpret_cast<const char*>(v.data.data()),
-          std::streamsize(v.data.size() * sizeof(float)));
-  if (!r) PENUMBRA_THROW(Io, "error writing '" + raw + "'");
 }
 
 void printRun(const PhotonDoseRequest& req, const PhotonDoseResult& res) {
@@ -230,7 +205,7 @@ int doseFromCase(const std::string& caseFile, const std::vector<std::string>& op
                 t->name.c_str(), lo, n ? sum / double(n) : 0.0, hi, n);
   }
   if (!out.empty()) {
-    writeMetaImage(out, res.dose);
+    io::writeMetaImage(out, res.dose, kDoseComment);
     std::printf("wrote %s (MetaImage, float32 Gy)\n", out.c_str());
   }
   return 0;
@@ -304,7 +279,7 @@ int cmdPhoton(Args args) {
   printRun(req, res);
   if (pc.beams[0].gantryDeg == 0) printDepthDose(pc, res);
   if (!out.empty()) {
-    writeMetaImage(out, res.dose);
+    io::writeMetaImage(out, res.dose, kDoseComment);
     std::printf("wrote %s (MetaImage, float32 Gy)\n", out.c_str());
   }
   return 0;

@@ -5,12 +5,11 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include "cli_commands.hpp"
 #include "core/error.hpp"
+#include "image/metaimage_writer.hpp"
 #include "proton/proton_dose.hpp"
 #include "proton/proton_phantoms.hpp"
 #include "raytrace/raytrace.hpp"
@@ -32,33 +31,8 @@ constexpr const char* kProtonUsage =
     "       penumbra-cli proton --case CASE.json [--backend cpu|cuda|auto]\n"
     "                           [--variant classic|dda-nc] [--out FILE.mhd] [--record]\n";
 
-/// Writes FILE.mhd and FILE.raw (FILE without extension, or with .mhd removed).
-void writeMetaImage(const std::string& path, const Volume<float>& v) {
-  std::string base = path;
-  if (base.size() > 4 && base.substr(base.size() - 4) == ".mhd") base.resize(base.size() - 4);
-  const std::string raw = base + ".raw";
-  const std::string rawName = raw.substr(raw.find_last_of('/') == std::string::npos ? 0 : raw.find_last_of('/') + 1);
-  std::ofstream h(base + ".mhd");
-  if (!h) PENUMBRA_THROW(Io, "cannot write '" + base + ".mhd'");
-  const Grid& g = v.grid;
-  h << "ObjectType = Image\nNDims = 3\nBinaryData = True\nBinaryDataByteOrderMSB = False\n"
-    << "CompressedData = False\n"
-    << "TransformMatrix = " << g.direction.m[0][0] << " " << g.direction.m[1][0] << " " << g.direction.m[2][0]
-    << " " << g.direction.m[0][1] << " " << g.direction.m[1][1] << " " << g.direction.m[2][1] << " "
-    << g.direction.m[0][2] << " " << g.direction.m[1][2] << " " << g.direction.m[2][2] << "\n"
-    << "Offset = " << g.origin.x << " " << g.origin.y << " " << g.origin.z << "\n"
-    << "AnatomicalOrientation = RAI\n"  // ITK's name for LPS patient coordinates
-    << "ElementSpacing = " << g.spacing.x << " " << g.spacing.y << " " << g.spacing.z << "\n"
-    << "DimSize = " << g.dims[0] << " " << g.dims[1] << " " << g.dims[2] << "\n"
-    << "ElementType = MET_FLOAT\n"
-    << "Comment = proton dose in Gy (spot weights in units of 1e9 protons), DICOM LPS mm\n"
-    << "ElementDataFile = " << rawName << "\n";
-  std::ofstream r(raw, std::ios::binary);
-  if (!r) PENUMBRA_THROW(Io, "cannot write '" + raw + "'");
-  r.write(reinterpret_cast<const char*>(v.data.data()), std::streamsize(v.data.size() * sizeof(float)));
-  if (!r) PENUMBRA_THROW(Io, "error writing '" + raw + "'");
-}
-
+constexpr const char* kDoseComment =
+    "proton dose in Gy (spot weights in units of 1e9 protons), DICOM LPS mm";
 
 #ifdef PENUMBRA_CLI_CASES
 /// Isotropic grid of spacing h [mm] over the CT's extent (same direction cosines).
@@ -149,7 +123,7 @@ int doseFromCase(const std::string& caseFile, const std::string& backendOpt,
                   c.prescription.dosePerFractionGy / (sum / double(n)), c.prescription.dosePerFractionGy);
   }
   if (!out.empty()) {
-    writeMetaImage(out, d);
+    io::writeMetaImage(out, d, kDoseComment);
     std::printf("wrote %s (MetaImage, float32 Gy)\n", out.c_str());
     if (record) {  // keep the dose with the case, written atomically like every case save
       c.doseSets.push_back({"proton " + std::string(toString(res.backend)) + " " +
@@ -222,7 +196,7 @@ int cmdProton(Args args) {
                 (long long)res.matrix->rows, (long long)res.matrix->cols, (long long)res.matrix->nnz(),
                 (long long)res.matrix->droppedEntries, res.matrix->relativeCutoff);
   if (!out.empty()) {
-    writeMetaImage(out, res.dose);
+    io::writeMetaImage(out, res.dose, kDoseComment);
     std::printf("wrote %s (MetaImage, float32 Gy)\n", out.c_str());
   }
   return 0;

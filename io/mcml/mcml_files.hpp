@@ -30,6 +30,8 @@ std::string formatMci(const std::vector<MciRun>& runs);
 
 /// .mco text in MCML's layout. `userSeconds` goes in the "# User time" line.
 std::string formatMco(const MciRun& run, const mcml::McmlResult& r, double userSeconds);
+/// Writes formatMco's text atomically (file/atomic_file.hpp): a failed write leaves no partial
+/// .mco and an existing one untouched. Throws Error(Io) naming the file.
 void writeMcoFile(const std::string& path, const MciRun& run, const mcml::McmlResult& r,
                   double userSeconds);
 

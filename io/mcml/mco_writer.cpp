@@ -2,10 +2,9 @@
 // WriteA_layer, WriteA_z, WriteRd_r, WriteRd_a, WriteTt_r, WriteTt_a, WriteA_rz, WriteRd_ra,
 // WriteTt_ra). 1D arrays one value a line (%12.4G), 2D arrays five values a line (%12.4E).
 #include <cstdio>
-#include <fstream>
 #include <sstream>
 
-#include "core/error.hpp"
+#include "file/atomic_file.hpp"
 #include "mcml/mcml_files.hpp"
 
 namespace penumbra::io {
@@ -90,10 +89,7 @@ std::string formatMco(const MciRun& run, const mcml::McmlResult& r, double userS
 
 void writeMcoFile(const std::string& path, const MciRun& run, const mcml::McmlResult& r,
                   double userSeconds) {
-  std::ofstream out(path);
-  if (!out) PENUMBRA_THROW(Io, "cannot write '" + path + "'");
-  out << formatMco(run, r, userSeconds);
-  if (!out) PENUMBRA_THROW(Io, "error while writing '" + path + "'");
+  writeFileAtomically(path, formatMco(run, r, userSeconds), "MCML output file");
 }
 
 }  // namespace penumbra::io
