@@ -66,6 +66,11 @@ int parseOptionInteger(const std::string& text, const std::string& option) {
   return int(v);
 }
 
+bool wantsHelp(const Args& args) {
+  return std::find_if(args.begin(), args.end(),
+                      [](const std::string& a) { return a == "--help" || a == "-h"; }) != args.end();
+}
+
 std::string OptionParser::text(const std::string& name, const std::string& fallback) {
   return takeOption(args_, name, fallback);
 }

@@ -23,6 +23,10 @@ double parseOptionNumber(const std::string& text, const std::string& option);
 /// The value `text` of `option` as an integer (a number without a fraction, in int's range).
 /// Throws InvalidArgument naming the option: "--threads: expected an integer, got '2.5'".
 int parseOptionInteger(const std::string& text, const std::string& option);
+/// Usage text of `command` ("usage: penumbra-cli proton ..."), or nullptr for an unknown one.
+const char* usageOf(const std::string& command);
+/// True when args ask for help ("--help" or "-h").
+bool wantsHelp(const Args& args);
 
 /// The options of one subcommand, taken out of its arguments by name (the order of the calls
 /// decides which option claims a value that looks like an option). Numbers are checked as they

@@ -39,6 +39,8 @@ commands:
   bench [SUITE...] [--json FILE] [--reps N]
                                   run benchmarks and print one table; suites: import, bandwidth, proton
                                   (default: all that this build supports)
+
+penumbra-cli COMMAND --help prints the options of one command.
 )";
 }
 }  // namespace
@@ -51,6 +53,12 @@ int main(int argc, char** argv) {
   }
   const std::string cmd = argv[1];
   Args args(argv + 2, argv + argc);
+  if (wantsHelp(args)) {
+    if (const char* text = usageOf(cmd)) {
+      std::cout << text;
+      return 0;
+    }
+  }
   try {
     if (cmd == "devices") return cmdDevices(args);
     if (cmd == "inspect") return cmdInspect(args);

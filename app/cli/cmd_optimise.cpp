@@ -27,12 +27,6 @@ namespace penumbra::cli {
 
 namespace {
 
-constexpr const char* kOptimiseUsage =
-    "usage: penumbra-cli optimise --case FILE.json [--prescription Gy]\n"
-    "                             [--backend cpu|cuda|auto] [--iterations N] "
-    "[--out-case FILE.json]\n"
-    "  without --out-case the case file is updated in place\n";
-
 #ifdef PENUMBRA_CLI_CASES
 using Clock = std::chrono::steady_clock;
 
@@ -190,9 +184,9 @@ int cmdOptimise(Args args) {
   const std::string backend = options.text("--backend");
   const int iterations = options.integer("--iterations", 200);
   const std::string outCase = options.text("--out-case");
-  if (!options.allTaken(kOptimiseUsage)) return 2;
+  if (!options.allTaken(usageOf("optimise"))) return 2;
   if (caseFile.empty()) {
-    std::cerr << kOptimiseUsage;
+    std::cerr << usageOf("optimise");
     return 2;
   }
 #ifdef PENUMBRA_CLI_CASES

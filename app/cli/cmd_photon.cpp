@@ -30,16 +30,6 @@ using namespace photon;
 
 namespace {
 
-constexpr const char* kPhotonUsage =
-    "usage: penumbra-cli photon [--phantom water|lung] [--field MM (100)] [--ssd MM (1000)]\n"
-    "                           [--gantry DEG (0)] [--collimator DEG (0)] [--size MM (300)]\n"
-    "                           [--spacing MM (5, lateral)] [--depth-spacing MM (2)]\n"
-    "                           [--backend cpu|cuda|auto] [--variant classic|dda-nc]\n"
-    "                           [--deposit atomic|atomic-free] [--cones POLARxAZIMUTH (8x12)]\n"
-    "                           [--threads N] [--out FILE.mhd]\n"
-    "       penumbra-cli photon --case CASE.json [--backend ...] [--variant ...] [--deposit ...]\n"
-    "                           [--cones PxA] [--out FILE.mhd]\n";
-
 constexpr const char* kDoseComment =
     "photon dose in Gy (collapsed cone, beam MU), DICOM LPS mm";
 
@@ -232,7 +222,7 @@ int cmdPhoton(Args args) {
   const std::string cones = options.text("--cones");
   const int threads = options.integer("--threads", 0);
   const std::string out = options.text("--out");
-  if (!options.allTaken(kPhotonUsage)) return 2;
+  if (!options.allTaken(usageOf("photon"))) return 2;
   if (!caseFile.empty()) {
 #ifdef PENUMBRA_CLI_PHOTON_CASES
     return doseFromCase(caseFile, {backend, variant, deposit, cones}, threads, out);

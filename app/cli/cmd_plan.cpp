@@ -22,14 +22,6 @@ namespace penumbra::cli {
 #if defined(PENUMBRA_HAVE_DICOM) && defined(PENUMBRA_HAVE_CASE_FILES)
 namespace {
 
-constexpr const char* kPlanUsage =
-    "usage: penumbra-cli plan --dicom DIR [--series KEY] [--structures RS.dcm] --target NAME\n"
-    "                         [--gantry 0,90] [--couch 0[,...]] [--isocenter x,y,z]\n"
-    "                         [--spacing MM] [--margin MM] [--layer-spacing MM (0: derived)]\n"
-    "                         [--proximal-margin MM] [--distal-margin MM] [--pattern hex|square]\n"
-    "                         [--weights uniform|depth] [--dose-grid MM]\n"
-    "                         [--dose-per-fraction GY (2)] [--fractions N (1)] --out CASE.json\n";
-
 std::vector<double> parseList(const std::string& text, const std::string& option) {
   std::vector<double> out;
   std::stringstream ss(text);
@@ -87,7 +79,7 @@ int cmdPlan(Args args) {
   if (!args.empty() || dicom.empty() || targetName.empty() || out.empty() ||
       (pattern != "hex" && pattern != "square") || (weights != "uniform" && weights != "depth")) {
     if (!args.empty()) std::cerr << "penumbra-cli plan: unexpected argument '" << args.front() << "'\n";
-    std::cerr << kPlanUsage;
+    std::cerr << usageOf("plan");
     return 2;
   }
   o.pattern = pattern == "hex" ? proton::SpotGridPattern::Hexagonal : proton::SpotGridPattern::Square;

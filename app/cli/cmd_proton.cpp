@@ -25,12 +25,6 @@ namespace penumbra::cli {
 
 namespace {
 
-constexpr const char* kProtonUsage =
-    "usage: penumbra-cli proton [--phantom water|box|hn] [--backend cpu|cuda|auto]\n"
-    "                           [--variant classic|dda-nc] [--out FILE.mhd] [--matrix]\n"
-    "       penumbra-cli proton --case CASE.json [--backend cpu|cuda|auto]\n"
-    "                           [--variant classic|dda-nc] [--out FILE.mhd] [--record]\n";
-
 constexpr const char* kDoseComment =
     "proton dose in Gy (spot weights in units of 1e9 protons), DICOM LPS mm";
 
@@ -152,7 +146,7 @@ int cmdProton(Args args) {
   const std::string out = options.text("--out");
   const bool matrix = options.flag("--matrix");
   const bool record = options.flag("--record");
-  if (!options.allTaken(kProtonUsage)) return 2;
+  if (!options.allTaken(usageOf("proton"))) return 2;
   if (!caseFile.empty()) {
 #ifdef PENUMBRA_CLI_CASES
     return doseFromCase(caseFile, backendOpt, variantOpt, out, record);

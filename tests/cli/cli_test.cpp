@@ -72,6 +72,20 @@ std::string slurp(const std::string& path) {
 
 }  // namespace
 
+TEST(Cli, HelpWorksForEverySubcommand) {
+  TempDir dir;  // "make-demo --help" used to write a phantom into a folder named "--help"
+  for (const std::string cmd : {"devices", "inspect", "import", "make-demo", "proton", "photon",
+                                "plan", "optimise", "mcml", "bench"}) {
+    for (const std::string flag : {"--help", "-h"}) {
+      const CliRun r = runCli(cmd + " " + flag, dir.str());
+      EXPECT_EQ(r.status, 0) << cmd << " " << flag << ":\n" << r.output;
+      EXPECT_TRUE(contains(r.output, "usage: penumbra-cli " + cmd)) << cmd << " " << flag << ":\n"
+                                                                    << r.output;
+    }
+  }
+  EXPECT_TRUE(dir.entries().empty());
+}
+
 TEST(Cli, FailedDoseWriteLeavesNoPartialFiles) {
   // A file-size limit (which binds root too) makes the 6 MB .raw fail after 4 KiB, as a full disk
   // would; SIGXFSZ is ignored so that the write returns EFBIG instead of killing the process.

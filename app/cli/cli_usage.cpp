@@ -1,0 +1,70 @@
+// Usage text of every penumbra-cli subcommand, in one place: printed by `penumbra-cli CMD --help`
+// (exit 0) and after a usage error (exit 2).
+#include "cli_args.hpp"
+
+namespace penumbra::cli {
+
+namespace {
+
+struct Usage {
+  const char* command;
+  const char* text;
+};
+
+constexpr Usage kUsages[] = {
+    {"devices",
+     "usage: penumbra-cli devices\n"
+     "  lists the CUDA devices, the backend 'auto' picks, and runs a GPU smoke test\n"},
+    {"inspect",
+     "usage: penumbra-cli inspect DIR\n"
+     "  DICOM doctor: series, frames of reference, unresolved references, geometry\n"},
+    {"import",
+     "usage: penumbra-cli import DIR [--series KEY]\n"
+     "  imports a CT and structure set and prints what was read\n"},
+    {"make-demo",
+     "usage: penumbra-cli make-demo DIR\n"
+     "  writes a synthetic water-box phantom (CT + RT Structure Set) to DIR\n"},
+    {"proton",
+     "usage: penumbra-cli proton [--phantom water|box|hn] [--backend cpu|cuda|auto]\n"
+     "                           [--variant classic|dda-nc] [--out FILE.mhd] [--matrix]\n"
+     "       penumbra-cli proton --case CASE.json [--backend cpu|cuda|auto]\n"
+     "                           [--variant classic|dda-nc] [--out FILE.mhd] [--record]\n"},
+    {"photon",
+     "usage: penumbra-cli photon [--phantom water|lung] [--field MM (100)] [--ssd MM (1000)]\n"
+     "                           [--gantry DEG (0)] [--collimator DEG (0)] [--size MM (300)]\n"
+     "                           [--spacing MM (5, lateral)] [--depth-spacing MM (2)]\n"
+     "                           [--backend cpu|cuda|auto] [--variant classic|dda-nc]\n"
+     "                           [--deposit atomic|atomic-free] [--cones POLARxAZIMUTH (8x12)]\n"
+     "                           [--threads N] [--out FILE.mhd]\n"
+     "       penumbra-cli photon --case CASE.json [--backend ...] [--variant ...] [--deposit ...]\n"
+     "                           [--cones PxA] [--out FILE.mhd]\n"},
+    {"plan",
+     "usage: penumbra-cli plan --dicom DIR [--series KEY] [--structures RS.dcm] --target NAME\n"
+     "                         [--gantry 0,90] [--couch 0[,...]] [--isocenter x,y,z]\n"
+     "                         [--spacing MM] [--margin MM] [--layer-spacing MM (0: derived)]\n"
+     "                         [--proximal-margin MM] [--distal-margin MM] [--pattern hex|square]\n"
+     "                         [--weights uniform|depth] [--dose-grid MM]\n"
+     "                         [--dose-per-fraction GY (2)] [--fractions N (1)] --out CASE.json\n"},
+    {"optimise",
+     "usage: penumbra-cli optimise --case FILE.json [--prescription Gy]\n"
+     "                             [--backend cpu|cuda|auto] [--iterations N] "
+     "[--out-case FILE.json]\n"
+     "  without --out-case the case file is updated in place\n"},
+    {"mcml",
+     "usage: penumbra-cli mcml FILE.mci [--backend cpu|cuda|auto] [--tally METHOD]\n"
+     "                         [--seed N] [--batches N] [--packets N]\n"},
+    {"bench",
+     "usage: penumbra-cli bench [SUITE...] [--json FILE] [--reps N] [--packets N]\n"
+     "  suites: bandwidth, import, proton, spmv, mcml, optimise, cccs (default: bandwidth, import,\n"
+     "  proton); --packets: MCML packets per run (default 1e8)\n"},
+};
+
+}  // namespace
+
+const char* usageOf(const std::string& command) {
+  for (const Usage& u : kUsages)
+    if (command == u.command) return u.text;
+  return nullptr;
+}
+
+}  // namespace penumbra::cli
