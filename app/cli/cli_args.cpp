@@ -1,6 +1,7 @@
 #include "cli_args.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <climits>
 #include <cmath>
 #include <cstdlib>
@@ -66,6 +67,22 @@ int parseOptionInteger(const std::string& text, const std::string& option) {
   return int(v);
 }
 
+std::uint64_t parseOptionCount(const std::string& text, const std::string& option,
+                               std::uint64_t lo, std::uint64_t hi) {
+  std::uint64_t exact = 0;
+  const auto r = std::from_chars(text.data(), text.data() + text.size(), exact);
+  if (r.ec == std::errc() && r.ptr == text.data() + text.size() && !text.empty()) {
+    if (exact >= lo && exact <= hi) return exact;
+  } else {
+    double v = 0;  // "1e7" style; 2^64 is exact in double, so the comparison below is too
+    if (wholeNumber(text, v) && v == std::trunc(v) && v >= double(lo) && v < 18446744073709551616.0 &&
+        std::uint64_t(v) <= hi)
+      return std::uint64_t(v);
+  }
+  PENUMBRA_THROW(InvalidArgument, option + ": expected a whole number from " + std::to_string(lo) +
+                                      " to " + std::to_string(hi) + ", got '" + text + "'");
+}
+
 bool wantsHelp(const Args& args) {
   return std::find_if(args.begin(), args.end(),
                       [](const std::string& a) { return a == "--help" || a == "-h"; }) != args.end();
@@ -83,6 +100,12 @@ double OptionParser::number(const std::string& name, double fallback) {
 int OptionParser::integer(const std::string& name, int fallback) {
   const std::optional<std::string> value = takeValue(args_, name);
   return value ? parseOptionInteger(*value, name) : fallback;
+}
+
+std::uint64_t OptionParser::count(const std::string& name, std::uint64_t fallback,
+                                  std::uint64_t lo, std::uint64_t hi) {
+  const std::optional<std::string> value = takeValue(args_, name);
+  return value ? parseOptionCount(*value, name, lo, hi) : fallback;
 }
 
 bool OptionParser::flag(const std::string& name) { return takeFlag(args_, name); }

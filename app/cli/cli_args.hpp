@@ -2,6 +2,7 @@
 // Arguments of penumbra-cli's subcommands: options taken out by name ("--name VALUE", "--flag"),
 // values checked as they are taken, with errors that name the option, and whatever is left
 // reported as an unexpected argument.
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,6 +24,12 @@ double parseOptionNumber(const std::string& text, const std::string& option);
 /// The value `text` of `option` as an integer (a number without a fraction, in int's range).
 /// Throws InvalidArgument naming the option: "--threads: expected an integer, got '2.5'".
 int parseOptionInteger(const std::string& text, const std::string& option);
+/// The value `text` of `option` as a whole number in [lo, hi], exactly ("18446744073709551615")
+/// or in exponent form ("1e7"). Throws InvalidArgument naming the option and the range:
+/// "--packets: expected a whole number from 1 to 9223372036854775807, got '1e30'".
+std::uint64_t parseOptionCount(const std::string& text, const std::string& option,
+                               std::uint64_t lo, std::uint64_t hi);
+
 /// Usage text of `command` ("usage: penumbra-cli proton ..."), or nullptr for an unknown one.
 const char* usageOf(const std::string& command);
 /// True when args ask for help ("--help" or "-h").
@@ -43,6 +50,9 @@ public:
   double number(const std::string& name, double fallback);
   /// Value of "--name N" (parseOptionInteger), or fallback when the option is absent.
   int integer(const std::string& name, int fallback);
+  /// Value of "--name N" (parseOptionCount in [lo, hi]), or fallback when the option is absent.
+  std::uint64_t count(const std::string& name, std::uint64_t fallback, std::uint64_t lo,
+                      std::uint64_t hi);
   /// True if "--name" is present.
   bool flag(const std::string& name);
 

@@ -1,6 +1,7 @@
 // penumbra-cli: headless front end (inspect DICOM, import, devices, benchmarks).
 #include <exception>
 #include <iostream>
+#include <new>
 
 #include "cli_commands.hpp"
 #include "core/error.hpp"
@@ -80,8 +81,13 @@ int main(int argc, char** argv) {
   } catch (const penumbra::Error& e) {
     std::cerr << "penumbra-cli: " << e.what() << "\n";
     return 1;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "penumbra-cli " << cmd
+              << ": out of memory: the request needs more memory than this machine could give "
+                 "(reduce its size: grid, packets, spots)\n";
+    return 1;
   } catch (const std::exception& e) {
-    std::cerr << "penumbra-cli: unexpected error: " << e.what() << "\n";
+    std::cerr << "penumbra-cli " << cmd << ": unexpected error: " << e.what() << "\n";
     return 1;
   }
 }

@@ -42,17 +42,20 @@ std::vector<BenchRow> benchBandwidth(int reps) {
 }  // namespace
 
 int cmdBench(Args args) {
-  const std::string json = takeOption(args, "--json");
-  const std::string repsText = takeOption(args, "--reps");
-  const int reps = std::stoi(repsText.empty() ? "5" : repsText);
-  if (reps < 1) PENUMBRA_THROW(InvalidArgument, "--reps must be at least 1");
+  OptionParser options("bench", std::move(args));
+  const std::string json = options.text("--json");
+  const std::string repsText = options.text("--reps");
+  const bool haveReps = !repsText.empty();
+  const int reps = haveReps ? parseOptionInteger(repsText, "--reps") : 5;
+  PENUMBRA_REQUIRE(reps >= 1, InvalidArgument, "--reps: must be at least 1, got " + std::to_string(reps));
   // mcml only: packets per run (default 1e8; "1e7" style accepted) and 1 run unless --reps.
-  const std::string packetsText = takeOption(args, "--packets");
-  const std::uint64_t mcmlPackets =
-      packetsText.empty() ? 0 : static_cast<std::uint64_t>(std::stod(packetsText));
-  if (!packetsText.empty() && mcmlPackets < 10)
-    PENUMBRA_THROW(InvalidArgument, "--packets must be at least 10");
-  std::vector<std::string> suites = args;
+  const std::uint64_t mcmlPackets = options.count("--packets", 0, 10, INT64_MAX);
+  std::vector<std::string> suites = options.rest();
+  for (const std::string& s : suites)
+    if (s.size() > 1 && s[0] == '-') {  // an unknown option, or one without its value
+      std::cerr << "penumbra-cli bench: unexpected argument '" << s << "'\n" << usageOf("bench");
+      return 2;
+    }
   if (suites.empty()) suites = {"bandwidth", "import", "proton"};
   std::vector<BenchRow> rows;
   for (const auto& s : suites) {
@@ -66,7 +69,7 @@ int cmdBench(Args args) {
     else if (s == "spmv")
       r = benchSpmv(reps);
     else if (s == "mcml")
-      r = benchMcml(repsText.empty() ? 1 : reps, mcmlPackets);
+      r = benchMcml(haveReps ? reps : 1, mcmlPackets);
     else if (s == "optimise")
       r = benchOptimise(reps);
     else if (s == "cccs")

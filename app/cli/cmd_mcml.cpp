@@ -1,6 +1,8 @@
 // penumbra-cli mcml FILE.mci: runs every run of an MCML input file and writes the .mco files it
-// names (relative to the .mci's folder, as mcml does relative to its working directory).
+// names (relative to the .mci's folder, as mcml does relative to its working directory; the
+// reader refuses names that would leave it).
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -12,25 +14,37 @@
 namespace penumbra::cli {
 
 int cmdMcml(Args args) {
-  const Backend backend = parseBackend(takeOption(args, "--backend", "auto"));
-  const std::string tally = takeOption(args, "--tally", "fixed64");
-  const std::string seed = takeOption(args, "--seed", "1");
-  const std::string batches = takeOption(args, "--batches", "10");
-  const std::string packets = takeOption(args, "--packets");
-  if (args.size() != 1) {
-    std::cerr << "usage: penumbra-cli mcml FILE.mci [--backend cpu|cuda|auto] [--tally METHOD]\n"
-                 "                          [--seed N] [--batches N] [--packets N]\n";
+  // Every option is checked before the file is read or anything runs.
+  OptionParser options("mcml", std::move(args));
+  const Backend backend = parseBackend(options.text("--backend", "auto"));
+  const std::string tallyText = options.text("--tally", "fixed64");
+  const std::uint64_t seed = options.count("--seed", 1, 0, UINT64_MAX);
+  const int batches = options.integer("--batches", 10);
+  const std::uint64_t packets = options.count("--packets", 0, 1, INT64_MAX);  // 0: the file's
+  mcml::TallyMethod tally{};
+  try {
+    tally = mcml::parseTallyMethod(tallyText);
+  } catch (const Error& e) {
+    throw Error(e.code(), "--tally: " + e.message(), e.file().c_str(), e.line());
+  }
+  if (options.rest().size() != 1) {
+    for (const std::string& a : options.rest())
+      if (a.size() > 1 && a[0] == '-') {  // an unknown option, or one without its value
+        std::cerr << "penumbra-cli mcml: unexpected argument '" << a << "'\n" << usageOf("mcml");
+        return 2;
+      }
+    std::cerr << usageOf("mcml");
     return 2;
   }
-  const std::filesystem::path mci = args[0];
+  const std::filesystem::path mci = options.rest().front();
   std::vector<io::MciRun> runs = io::readMciFile(mci.string());
   for (std::size_t k = 0; k < runs.size(); ++k) {
     io::MciRun& run = runs[k];
     run.config.backend = backend;
-    run.config.tally = mcml::parseTallyMethod(tally);
-    run.config.seed = std::stoull(seed);
-    run.config.batches = std::stoi(batches);
-    if (!packets.empty()) run.config.packets = std::stoull(packets);
+    run.config.tally = tally;
+    run.config.seed = seed;
+    run.config.batches = batches;
+    if (packets) run.config.packets = packets;
     const auto t0 = std::chrono::steady_clock::now();
     const mcml::McmlResult r = mcml::runMcml(run.medium, run.config);
     const double secs =

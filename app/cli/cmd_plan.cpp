@@ -22,28 +22,19 @@ namespace penumbra::cli {
 #if defined(PENUMBRA_HAVE_DICOM) && defined(PENUMBRA_HAVE_CASE_FILES)
 namespace {
 
+std::string g(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+/// "0,90,180": each item a whole, finite number (parseOptionNumber names the option).
 std::vector<double> parseList(const std::string& text, const std::string& option) {
   std::vector<double> out;
   std::stringstream ss(text);
-  for (std::string item; std::getline(ss, item, ',');) {
-    std::size_t used = 0;
-    double v = 0;
-    try {
-      v = std::stod(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || used != item.size())
-      PENUMBRA_THROW(InvalidArgument, option + ": '" + item + "' is not a number");
-    out.push_back(v);
-  }
+  for (std::string item; std::getline(ss, item, ',');) out.push_back(parseOptionNumber(item, option));
+  PENUMBRA_REQUIRE(!out.empty(), InvalidArgument, option + ": expected a number, got '" + text + "'");
   return out;
-}
-
-double parseNumber(const std::string& text, const std::string& option) {
-  const auto v = parseList(text, option);
-  PENUMBRA_REQUIRE(v.size() == 1, InvalidArgument, option + " takes one number");
-  return v[0];
 }
 
 std::string beamName(double gantry, double couch) {
@@ -56,32 +47,45 @@ std::string beamName(double gantry, double couch) {
 }  // namespace
 
 int cmdPlan(Args args) {
-  const std::string dicom = takeOption(args, "--dicom");
-  const std::string series = takeOption(args, "--series");
-  const std::string structures = takeOption(args, "--structures");
-  const std::string targetName = takeOption(args, "--target");
-  const std::string gantries = takeOption(args, "--gantry", "0");
-  const std::string couches = takeOption(args, "--couch", "0");
-  const std::string iso = takeOption(args, "--isocenter");
-  const std::string out = takeOption(args, "--out");
+  // Every option is parsed and range-checked before the DICOM folder is read.
+  OptionParser options("plan", std::move(args));
+  const std::string dicom = options.text("--dicom");
+  const std::string series = options.text("--series");
+  const std::string structures = options.text("--structures");
+  const std::string targetName = options.text("--target");
+  const std::string gantries = options.text("--gantry", "0");
+  const std::string couches = options.text("--couch", "0");
+  const std::string iso = options.text("--isocenter");
+  const std::string out = options.text("--out");
   io::CaseFile c;
   proton::SpotGenerationOptions& o = c.spotGeneration;
-  o.spotSpacingMm = parseNumber(takeOption(args, "--spacing", "5"), "--spacing");
-  o.lateralMarginMm = parseNumber(takeOption(args, "--margin", "5"), "--margin");
-  o.layerSpacingMm = parseNumber(takeOption(args, "--layer-spacing", "3"), "--layer-spacing");
-  o.proximalMarginMm = parseNumber(takeOption(args, "--proximal-margin", "3"), "--proximal-margin");
-  o.distalMarginMm = parseNumber(takeOption(args, "--distal-margin", "3"), "--distal-margin");
-  const std::string pattern = takeOption(args, "--pattern", "hex");
-  const std::string weights = takeOption(args, "--weights", "uniform");
-  c.engine.doseGridSpacingMm = parseNumber(takeOption(args, "--dose-grid", "0"), "--dose-grid");
-  const std::string dpf = takeOption(args, "--dose-per-fraction", "2");
-  const std::string fractions = takeOption(args, "--fractions", "1");
-  if (!args.empty() || dicom.empty() || targetName.empty() || out.empty() ||
+  o.spotSpacingMm = options.number("--spacing", 5);
+  o.lateralMarginMm = options.number("--margin", 5);
+  o.layerSpacingMm = options.number("--layer-spacing", 3);
+  o.proximalMarginMm = options.number("--proximal-margin", 3);
+  o.distalMarginMm = options.number("--distal-margin", 3);
+  const std::string pattern = options.text("--pattern", "hex");
+  const std::string weights = options.text("--weights", "uniform");
+  c.engine.doseGridSpacingMm = options.number("--dose-grid", 0);
+  c.prescription.dosePerFractionGy = options.number("--dose-per-fraction", 2);
+  c.prescription.fractions = options.integer("--fractions", 1);
+  if (!options.allTaken(usageOf("plan"))) return 2;
+  if (dicom.empty() || targetName.empty() || out.empty() ||
       (pattern != "hex" && pattern != "square") || (weights != "uniform" && weights != "depth")) {
-    if (!args.empty()) std::cerr << "penumbra-cli plan: unexpected argument '" << args.front() << "'\n";
     std::cerr << usageOf("plan");
     return 2;
   }
+  // The case file's own limits (io/case/case_file.hpp), so that the plan written reopens.
+  const double dpf = c.prescription.dosePerFractionGy, grid = c.engine.doseGridSpacingMm;
+  PENUMBRA_REQUIRE(dpf > 0 && dpf <= io::kMaxDosePerFractionGy, InvalidArgument,
+                   "--dose-per-fraction: " + g(dpf) + " Gy is outside (0, " +
+                       g(io::kMaxDosePerFractionGy) + "] Gy");
+  PENUMBRA_REQUIRE(c.prescription.fractions >= 1, InvalidArgument,
+                   "--fractions: must be at least 1, got " + std::to_string(c.prescription.fractions));
+  PENUMBRA_REQUIRE(grid == 0 || (grid >= kMinDoseGridSpacingMm && grid <= kMaxDoseGridSpacingMm),
+                   InvalidArgument,
+                   "--dose-grid: " + g(grid) + " mm is outside [" + g(kMinDoseGridSpacingMm) + ", " +
+                       g(kMaxDoseGridSpacingMm) + "] mm (0: the CT grid)");
   o.pattern = pattern == "hex" ? proton::SpotGridPattern::Hexagonal : proton::SpotGridPattern::Square;
   o.weighting = weights == "uniform" ? proton::SpotWeighting::Uniform
                                      : proton::SpotWeighting::DepthWeighted;
@@ -147,8 +151,6 @@ int cmdPlan(Args args) {
         break;
       }
   c.prescription.target = targetName;
-  c.prescription.dosePerFractionGy = parseNumber(dpf, "--dose-per-fraction");
-  c.prescription.fractions = int(parseNumber(fractions, "--fractions"));
   io::writeCaseFile(out, c);
   std::printf("wrote %s: %zu beams, %zu spots (DICOM folder '%s' relative to the case file)\n",
               out.c_str(), c.beams.size(), proton::totalSpotCount(c.beams),

@@ -70,6 +70,16 @@ std::string slurp(const std::string& path) {
   return {std::istreambuf_iterator<char>(in), {}};
 }
 
+/// A copy of the matched-slab .mci in `dir` (so its .mco lands there), with `packets` photons.
+std::string slabMci(const TempDir& dir, const std::string& packets = "2000") {
+  std::string text = slurp(std::string(MCML_TEST_DATA_DIR) + "/slab_matched.mci");
+  const std::string from = "200000                      # No. of photons";
+  text.replace(text.find(from), from.size(), packets + " # No. of photons");
+  const std::string path = dir.sub("slab.mci");
+  std::ofstream(path) << text;
+  return path;
+}
+
 }  // namespace
 
 TEST(Cli, HelpWorksForEverySubcommand) {
@@ -84,6 +94,33 @@ TEST(Cli, HelpWorksForEverySubcommand) {
     }
   }
   EXPECT_TRUE(dir.entries().empty());
+}
+
+TEST(Cli, BadOptionValuesNameTheOption) {
+  TempDir dir;
+  const std::string mci = slabMci(dir);
+  struct Case {
+    std::string args, message;
+  };
+  const std::vector<Case> cases = {
+      {"mcml " + mci + " --packets abc", "--packets: expected a whole number from 1 to 9223372036854775807, got 'abc'"},
+      {"mcml " + mci + " --packets 1e30", "--packets: expected a whole number from 1 to"},
+      {"mcml " + mci + " --seed -1", "--seed: expected a whole number from 0 to"},
+      {"mcml " + mci + " --batches 2.5", "--batches: expected an integer, got '2.5'"},
+      {"bench --reps abc", "--reps: expected an integer, got 'abc'"},
+      {"bench mcml --packets 1e99", "--packets: expected a whole number from 10 to"},
+      {"plan --dicom " + dir.str() + " --target PTV --out " + dir.sub("c.json") + " --fractions 2.5",
+       "--fractions: expected an integer, got '2.5'"},
+      {"plan --dicom " + dir.str() + " --target PTV --out " + dir.sub("c.json") + " --spacing 5mm",
+       "--spacing: expected a number, got '5mm'"},
+  };
+  for (const Case& c : cases) {
+    const CliRun r = runCli(c.args, dir.str());
+    EXPECT_NE(r.status, 0) << c.args << ":\n" << r.output;
+    EXPECT_TRUE(contains(r.output, c.message)) << c.args << ":\n" << r.output;
+    EXPECT_FALSE(contains(r.output, "unexpected error")) << c.args << ":\n" << r.output;
+  }
+  EXPECT_FALSE(fs::exists(dir.sub("slab_matched.mco")));  // nothing ran
 }
 
 TEST(Cli, FailedDoseWriteLeavesNoPartialFiles) {
