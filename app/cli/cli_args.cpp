@@ -83,6 +83,22 @@ std::uint64_t parseOptionCount(const std::string& text, const std::string& optio
                                       " to " + std::to_string(hi) + ", got '" + text + "'");
 }
 
+Backend parseBackendOption(const std::string& text, const std::string& option) {
+  if (text == "cuda-strict") {
+    const BackendChoice choice = selectBackend(Backend::Cuda);
+    if (choice.backend != Backend::Cuda) {
+      std::string why;
+      (void)queryCudaDevices(&why);
+      PENUMBRA_THROW(Unsupported, option + " cuda-strict: no usable GPU (" + why +
+                                      "); use --backend cuda to fall back to the CPU");
+    }
+    return Backend::Cuda;
+  }
+  if (text == "cpu" || text == "cuda" || text == "auto") return parseBackend(text);
+  PENUMBRA_THROW(InvalidArgument,
+                 option + ": unknown backend '" + text + "' (cpu, cuda, cuda-strict or auto)");
+}
+
 bool wantsHelp(const Args& args) {
   return std::find_if(args.begin(), args.end(),
                       [](const std::string& a) { return a == "--help" || a == "-h"; }) != args.end();

@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/device.hpp"
+
 namespace penumbra::cli {
 
 using Args = std::vector<std::string>;
@@ -30,6 +32,11 @@ int parseOptionInteger(const std::string& text, const std::string& option);
 std::uint64_t parseOptionCount(const std::string& text, const std::string& option,
                                std::uint64_t lo, std::uint64_t hi);
 
+/// The value of --backend: "cpu", "cuda", "auto", or "cuda-strict". "cuda" without a usable GPU
+/// runs on the CPU and the engine says so in a note; "cuda-strict" refuses instead (Unsupported:
+/// "--backend cuda-strict: no usable GPU (reason)"). Other values: InvalidArgument naming the
+/// option.
+Backend parseBackendOption(const std::string& text, const std::string& option = "--backend");
 /// Usage text of `command` ("usage: penumbra-cli proton ..."), or nullptr for an unknown one.
 const char* usageOf(const std::string& command);
 /// True when args ask for help ("--help" or "-h").

@@ -16,13 +16,13 @@ commands:
   inspect DIR                     DICOM doctor: series, frames of reference, unresolved references, geometry
   import DIR [--series KEY]       import a CT + structure set and print what was read
   make-demo DIR                   write a synthetic water-box phantom (CT + RT Structure Set) to DIR
-  proton [--phantom water|box|hn] [--backend cpu|cuda|auto] [--variant classic|dda-nc]
-         [--out FILE.mhd] [--matrix]
+  proton [--phantom water|box|hn] [--backend cpu|cuda|cuda-strict|auto]
+         [--variant classic|dda-nc] [--out FILE.mhd] [--matrix]
                                   proton pencil-beam dose of a plan on a built-in phantom
   proton --case CASE.json [--backend ...] [--variant ...] [--out FILE.mhd] [--record]
                                   dose of a case file's beams on its DICOM CT (--record adds the
                                   dose set to the case)
-  photon [--phantom water|lung] [--field MM] [--ssd MM] [--backend cpu|cuda|auto]
+  photon [--phantom water|lung] [--field MM] [--ssd MM] [--backend cpu|cuda|cuda-strict|auto]
          [--variant classic|dda-nc] [--deposit atomic|atomic-free] [--cones 8x12] [--out FILE.mhd]
                                   collapsed-cone 6 MV photon dose of one field on a box phantom:
                                   central-axis depth dose, profile, energy balance
@@ -32,15 +32,16 @@ commands:
        [--layer-spacing 3] [--pattern hex|square] [--weights uniform|depth] --out CASE.json
                                   generate proton beams, layers and spots on a target structure
                                   and save them as a case file (penumbra-cli plan for all options)
-  optimise --case CASE.json [--prescription Gy] [--backend cpu|cuda|auto] [--iterations N]
-           [--out-case FILE.json]
+  optimise --case CASE.json [--prescription Gy] [--backend cpu|cuda|cuda-strict|auto]
+           [--iterations N] [--out-case FILE.json]
                                   spot-weight optimisation (projected L-BFGS on the SpMV engine)
-  mcml FILE.mci [--backend cpu|cuda|auto] [--tally METHOD] [--packets N]
+  mcml FILE.mci [--backend cpu|cuda|cuda-strict|auto] [--tally METHOD] [--packets N]
                                   MCML light transport: runs the .mci's runs, writes their .mco files
   bench [SUITE...] [--json FILE] [--reps N]
                                   run benchmarks and print one table; suites: import, bandwidth, proton
                                   (default: all that this build supports)
 
+--backend cuda runs on the CPU, with a note saying so, when no GPU is usable; cuda-strict fails.
 penumbra-cli COMMAND --help prints the options of one command.
 )";
 }

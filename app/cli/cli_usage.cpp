@@ -6,6 +6,12 @@ namespace penumbra::cli {
 
 namespace {
 
+// The --backend choices, shared by every command that runs an engine.
+#define PENUMBRA_BACKEND_HELP                                                                    \
+  "  --backend cpu|cuda|cuda-strict|auto   auto: the GPU when one is usable, else the CPU;\n"    \
+  "                                        cuda: the GPU, or the CPU with a note saying so;\n"   \
+  "                                        cuda-strict: the GPU or an error (exit 1)\n"
+
 struct Usage {
   const char* command;
   const char* text;
@@ -25,19 +31,19 @@ constexpr Usage kUsages[] = {
      "usage: penumbra-cli make-demo DIR\n"
      "  writes a synthetic water-box phantom (CT + RT Structure Set) to DIR\n"},
     {"proton",
-     "usage: penumbra-cli proton [--phantom water|box|hn] [--backend cpu|cuda|auto]\n"
-     "                           [--variant classic|dda-nc] [--out FILE.mhd] [--matrix]\n"
-     "       penumbra-cli proton --case CASE.json [--backend cpu|cuda|auto]\n"
-     "                           [--variant classic|dda-nc] [--out FILE.mhd] [--record]\n"},
+     "usage: penumbra-cli proton [--phantom water|box|hn] [--backend B] [--variant classic|dda-nc]\n"
+     "                           [--out FILE.mhd] [--matrix]\n"
+     "       penumbra-cli proton --case CASE.json [--backend B] [--variant classic|dda-nc]\n"
+     "                           [--out FILE.mhd] [--record]\n" PENUMBRA_BACKEND_HELP},
     {"photon",
      "usage: penumbra-cli photon [--phantom water|lung] [--field MM (100)] [--ssd MM (1000)]\n"
      "                           [--gantry DEG (0)] [--collimator DEG (0)] [--size MM (300)]\n"
      "                           [--spacing MM (5, lateral)] [--depth-spacing MM (2)]\n"
-     "                           [--backend cpu|cuda|auto] [--variant classic|dda-nc]\n"
+     "                           [--backend B] [--variant classic|dda-nc]\n"
      "                           [--deposit atomic|atomic-free] [--cones POLARxAZIMUTH (8x12)]\n"
      "                           [--threads N] [--out FILE.mhd]\n"
-     "       penumbra-cli photon --case CASE.json [--backend ...] [--variant ...] [--deposit ...]\n"
-     "                           [--cones PxA] [--out FILE.mhd]\n"},
+     "       penumbra-cli photon --case CASE.json [--backend B] [--variant ...] [--deposit ...]\n"
+     "                           [--cones PxA] [--out FILE.mhd]\n" PENUMBRA_BACKEND_HELP},
     {"plan",
      "usage: penumbra-cli plan --dicom DIR [--series KEY] [--structures RS.dcm] --target NAME\n"
      "                         [--gantry 0,90] [--couch 0[,...]] [--isocenter x,y,z]\n"
@@ -47,17 +53,20 @@ constexpr Usage kUsages[] = {
      "                         [--dose-per-fraction GY (2)] [--fractions N (1)] --out CASE.json\n"},
     {"optimise",
      "usage: penumbra-cli optimise --case FILE.json [--prescription Gy]\n"
-     "                             [--backend cpu|cuda|auto] [--iterations N] "
-     "[--out-case FILE.json]\n"
-     "  without --out-case the case file is updated in place\n"},
+     "                             [--backend B] [--iterations N] [--out-case FILE.json]\n"
+     "  without --out-case the case file is updated in place\n" PENUMBRA_BACKEND_HELP},
     {"mcml",
-     "usage: penumbra-cli mcml FILE.mci [--backend cpu|cuda|auto] [--tally METHOD]\n"
-     "                         [--seed N] [--batches N] [--packets N]\n"},
+     "usage: penumbra-cli mcml FILE.mci [--backend B] [--tally METHOD] [--seed N] [--batches N]\n"
+     "                         [--packets N]\n"
+     "  runs every run of FILE.mci and writes the .mco files it names, in FILE.mci's folder\n"
+     "  (names with an absolute path or '..' are refused)\n" PENUMBRA_BACKEND_HELP},
     {"bench",
      "usage: penumbra-cli bench [SUITE...] [--json FILE] [--reps N] [--packets N]\n"
      "  suites: bandwidth, import, proton, spmv, mcml, optimise, cccs (default: bandwidth, import,\n"
      "  proton); --packets: MCML packets per run (default 1e8)\n"},
 };
+
+#undef PENUMBRA_BACKEND_HELP
 
 }  // namespace
 

@@ -16,7 +16,7 @@ namespace penumbra::cli {
 int cmdMcml(Args args) {
   // Every option is checked before the file is read or anything runs.
   OptionParser options("mcml", std::move(args));
-  const Backend backend = parseBackend(options.text("--backend", "auto"));
+  const Backend backend = parseBackendOption(options.text("--backend", "auto"));
   const std::string tallyText = options.text("--tally", "fixed64");
   const std::uint64_t seed = options.count("--seed", 1, 0, UINT64_MAX);
   const int batches = options.integer("--batches", 10);
@@ -49,6 +49,7 @@ int cmdMcml(Args args) {
     const mcml::McmlResult r = mcml::runMcml(run.medium, run.config);
     const double secs =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    for (const std::string& m : r.messages) std::printf("note: %s\n", m.c_str());
     const std::filesystem::path out = mci.parent_path() / run.outputFile;
     io::writeMcoFile(out.string(), run, r, secs);
     std::printf("run %zu/%zu: %llu packets on %s (%s, tally %s) in %.3f s\n", k + 1, runs.size(),

@@ -11,6 +11,7 @@
 #include <iostream>
 #include <iterator>
 #include <memory>
+#include <optional>
 
 #include "cli_commands.hpp"
 #include "core/error.hpp"
@@ -67,7 +68,7 @@ std::vector<std::int64_t> without(const std::vector<std::int64_t>& a,
   return out;
 }
 
-int optimiseCase(const std::string& caseFile, double rx, const std::string& backendOpt,
+int optimiseCase(const std::string& caseFile, double rx, std::optional<Backend> backendOpt,
                  int iterations, std::string outCase) {
   const auto t0 = Clock::now();
   io::CaseFile c = io::readCaseFile(caseFile);
@@ -88,7 +89,7 @@ int optimiseCase(const std::string& caseFile, double rx, const std::string& back
   PENUMBRA_REQUIRE(rx > 0, InvalidArgument, "optimise: no prescription (use --prescription Gy)");
   PENUMBRA_REQUIRE(proton::totalSpotCount(c.beams) > 0, InvalidArgument,
                    "optimise: the case has no spots (run penumbra-cli plan first)");
-  const Backend backend = backendOpt.empty() ? c.engine.backend : parseBackend(backendOpt);
+  const Backend backend = backendOpt.value_or(c.engine.backend);
 
   proton::ProtonDoseRequest req;
   req.ct = std::make_shared<CtVolume>(patient.ct);
@@ -189,10 +190,12 @@ int cmdOptimise(Args args) {
     std::cerr << usageOf("optimise");
     return 2;
   }
+  std::optional<Backend> chosen;  // none: the case's engine backend
+  if (!backend.empty()) chosen = parseBackendOption(backend);
 #ifdef PENUMBRA_CLI_CASES
-  return optimiseCase(caseFile, rx, backend, iterations, outCase);
+  return optimiseCase(caseFile, rx, chosen, iterations, outCase);
 #else
-  (void)rx, (void)backend, (void)iterations, (void)outCase;
+  (void)rx, (void)chosen, (void)iterations, (void)outCase;
   std::cerr << "penumbra-cli optimise: this build has no DICOM or no case-file support "
                "(needs DCMTK and nlohmann_json)\n";
   return 1;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -127,9 +128,9 @@ Grid resampledGrid(const Grid& ct, double h) {
 }
 
 /// The case's photon beams on its CT, with the case's engine settings where the command line
-/// gives none (options holds the command line's backend, variant, deposit, cones).
-int doseFromCase(const std::string& caseFile, const std::vector<std::string>& options,
-                 int threads, const std::string& out) {
+/// gives none (backend; options holds the command line's variant, deposit, cones).
+int doseFromCase(const std::string& caseFile, std::optional<Backend> backend,
+                 const std::vector<std::string>& options, int threads, const std::string& out) {
   const io::CaseFile c = io::readCaseFile(caseFile);
   if (c.photonBeams.empty()) {
     std::cerr << "penumbra-cli photon --case: " << caseFile << " has no photon beams\n";
@@ -148,12 +149,12 @@ int doseFromCase(const std::string& caseFile, const std::vector<std::string>& op
   req.ct = std::make_shared<CtVolume>(patient.ct);
   if (c.engine.doseGridSpacingMm > 0)
     req.doseGrid = resampledGrid(patient.ct.grid, c.engine.doseGridSpacingMm);
-  req.backend = options[0].empty() ? c.engine.backend : parseBackend(options[0]);
-  req.params.variant = options[1].empty() ? c.engine.variant : parseDdaVariant(options[1]);
-  req.params.deposit = options[2].empty() ? c.engine.photon.deposit : parseDeposit(options[2]);
+  req.backend = backend.value_or(c.engine.backend);
+  req.params.variant = options[0].empty() ? c.engine.variant : parseDdaVariant(options[0]);
+  req.params.deposit = options[1].empty() ? c.engine.photon.deposit : parseDeposit(options[1]);
   req.params.polarCones = c.engine.photon.polarCones;
   req.params.azimuthalCones = c.engine.photon.azimuthalCones;
-  if (!options[3].empty()) parseCones(options[3], req.params);
+  if (!options[2].empty()) parseCones(options[2], req.params);
   req.params.cpuThreads = threads;
   for (const io::CasePhotonBeam& cb : c.photonBeams) {
     PhotonBeam b = cb.beam;
@@ -223,9 +224,12 @@ int cmdPhoton(Args args) {
   const int threads = options.integer("--threads", 0);
   const std::string out = options.text("--out");
   if (!options.allTaken(usageOf("photon"))) return 2;
+  // Checked before anything is read or computed (cuda-strict fails here without a GPU).
+  const std::optional<Backend> chosen =
+      backend.empty() ? std::nullopt : std::optional<Backend>(parseBackendOption(backend));
   if (!caseFile.empty()) {
 #ifdef PENUMBRA_CLI_PHOTON_CASES
-    return doseFromCase(caseFile, {backend, variant, deposit, cones}, threads, out);
+    return doseFromCase(caseFile, chosen, {variant, deposit, cones}, threads, out);
 #else
     std::cerr << "penumbra-cli photon --case: this build has no DICOM or no case-file support "
                  "(needs DCMTK and nlohmann_json)\n";
@@ -233,7 +237,7 @@ int cmdPhoton(Args args) {
 #endif
   }
   PhotonDoseRequest req;
-  req.backend = parseBackend(backend.empty() ? "auto" : backend);
+  req.backend = chosen.value_or(Backend::Auto);
   req.params.variant = parseDdaVariant(variant.empty() ? "dda-nc" : variant);
   req.params.deposit = parseDeposit(deposit.empty() ? "atomic-free" : deposit);
   req.params.cpuThreads = threads;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 
 #include "cli_commands.hpp"
 #include "core/error.hpp"
@@ -44,7 +45,7 @@ Grid resampledGrid(const Grid& ct, double h) {
 }
 
 /// Imports the case's CT and structures, computes the dose of its beams, prints a summary.
-int doseFromCase(const std::string& caseFile, const std::string& backendOpt,
+int doseFromCase(const std::string& caseFile, std::optional<Backend> backend,
                  const std::string& variantOpt, const std::string& out, bool record) {
   const auto t0 = std::chrono::steady_clock::now();
   io::CaseFile c = io::readCaseFile(caseFile);
@@ -65,7 +66,7 @@ int doseFromCase(const std::string& caseFile, const std::string& backendOpt,
   req.beams = c.beams;
   req.doseGrid = c.engine.doseGridSpacingMm > 0 ? resampledGrid(patient.ct.grid, c.engine.doseGridSpacingMm)
                                                : patient.ct.grid;
-  req.backend = backendOpt.empty() ? c.engine.backend : parseBackend(backendOpt);
+  req.backend = backend.value_or(c.engine.backend);
   req.variant = variantOpt.empty() ? c.engine.variant : parseDdaVariant(variantOpt);
   std::printf("case %s: CT %dx%dx%d from %s (%.0f ms), dose grid %dx%dx%d of %.2f mm\n",
               caseFile.c_str(), patient.ct.grid.dims[0], patient.ct.grid.dims[1],
@@ -141,15 +142,17 @@ int cmdProton(Args args) {
   const std::string phantom = options.text("--phantom", "box");
   const std::string backendOpt = options.text("--backend");
   const std::string variantOpt = options.text("--variant");
-  const std::string backend = backendOpt.empty() ? "auto" : backendOpt;
   const std::string variant = variantOpt.empty() ? "dda-nc" : variantOpt;
   const std::string out = options.text("--out");
   const bool matrix = options.flag("--matrix");
   const bool record = options.flag("--record");
   if (!options.allTaken(usageOf("proton"))) return 2;
+  // Checked before anything is read or computed (cuda-strict fails here without a GPU).
+  const std::optional<Backend> chosen =
+      backendOpt.empty() ? std::nullopt : std::optional<Backend>(parseBackendOption(backendOpt));
   if (!caseFile.empty()) {
 #ifdef PENUMBRA_CLI_CASES
-    return doseFromCase(caseFile, backendOpt, variantOpt, out, record);
+    return doseFromCase(caseFile, chosen, variantOpt, out, record);
 #else
     (void)record;
     std::cerr << "penumbra-cli proton --case: this build has no DICOM or no case-file support "
@@ -169,7 +172,7 @@ int cmdProton(Args args) {
   req.ct = std::make_shared<CtVolume>(std::move(pc.ct));
   req.beams = pc.beams;
   req.doseGrid = pc.doseGrid;
-  req.backend = parseBackend(backend);
+  req.backend = chosen.value_or(Backend::Auto);
   req.variant = parseDdaVariant(variant);
   req.params.computeDoseMatrix = matrix;
   std::printf("phantom %s: %zu beams, %zu spots, dose grid %dx%dx%d\n", pc.name.c_str(),

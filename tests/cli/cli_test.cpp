@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "core/device.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -70,6 +72,8 @@ std::string slurp(const std::string& path) {
   return {std::istreambuf_iterator<char>(in), {}};
 }
 
+bool haveGpu() { return !penumbra::queryCudaDevices().empty(); }
+
 /// A copy of the matched-slab .mci in `dir` (so its .mco lands there), with `packets` photons.
 std::string slabMci(const TempDir& dir, const std::string& packets = "2000") {
   std::string text = slurp(std::string(MCML_TEST_DATA_DIR) + "/slab_matched.mci");
@@ -121,6 +125,25 @@ TEST(Cli, BadOptionValuesNameTheOption) {
     EXPECT_FALSE(contains(r.output, "unexpected error")) << c.args << ":\n" << r.output;
   }
   EXPECT_FALSE(fs::exists(dir.sub("slab_matched.mco")));  // nothing ran
+}
+
+TEST(Cli, McmlSaysWhenCudaFellBackAndStrictRefuses) {
+  if (haveGpu()) GTEST_SKIP() << "a GPU is present: nothing falls back";
+  TempDir dir;
+  const std::string mci = slabMci(dir);
+  CliRun r = runCli("mcml " + mci + " --backend cuda", dir.str());
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "running on the CPU backend instead")) << r.output;
+  EXPECT_TRUE(fs::exists(dir.sub("slab_matched.mco")));
+  fs::remove(dir.sub("slab_matched.mco"));
+  for (const std::string& cmd : {"mcml " + mci, std::string("proton --phantom water"),
+                                std::string("photon --phantom water --size 60")}) {
+    r = runCli(cmd + " --backend cuda-strict", dir.str());
+    EXPECT_EQ(r.status, 1) << cmd << ":\n" << r.output;
+    EXPECT_TRUE(contains(r.output, "--backend cuda-strict: no usable GPU")) << cmd << ":\n"
+                                                                           << r.output;
+  }
+  EXPECT_FALSE(fs::exists(dir.sub("slab_matched.mco")));
 }
 
 TEST(Cli, FailedDoseWriteLeavesNoPartialFiles) {
