@@ -57,9 +57,10 @@ constexpr Usage kUsages[] = {
      "  without --out-case the case file is updated in place\n" PENUMBRA_BACKEND_HELP},
     {"mcml",
      "usage: penumbra-cli mcml FILE.mci [--backend B] [--tally METHOD] [--seed N] [--batches N]\n"
-     "                         [--packets N]\n"
+     "                         [--packets N] [--max-cpu-hours H (24)]\n"
      "  runs every run of FILE.mci and writes the .mco files it names, in FILE.mci's folder\n"
-     "  (names with an absolute path or '..' are refused)\n" PENUMBRA_BACKEND_HELP},
+     "  (names with an absolute path or '..' are refused). A CPU run estimated to take longer\n"
+     "  than --max-cpu-hours is refused before it starts (0: no limit).\n" PENUMBRA_BACKEND_HELP},
     {"bench",
      "usage: penumbra-cli bench [SUITE...] [--json FILE] [--reps N] [--packets N]\n"
      "  suites: bandwidth, import, proton, spmv, mcml, optimise, cccs (default: bandwidth, import,\n"

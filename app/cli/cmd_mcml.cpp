@@ -21,6 +21,9 @@ int cmdMcml(Args args) {
   const std::uint64_t seed = options.count("--seed", 1, 0, UINT64_MAX);
   const int batches = options.integer("--batches", 10);
   const std::uint64_t packets = options.count("--packets", 0, 1, INT64_MAX);  // 0: the file's
+  const double maxCpuHours = options.number("--max-cpu-hours", 24);
+  PENUMBRA_REQUIRE(maxCpuHours >= 0, InvalidArgument,
+                   "--max-cpu-hours: must be >= 0 (0: no limit), got " + std::to_string(maxCpuHours));
   mcml::TallyMethod tally{};
   try {
     tally = mcml::parseTallyMethod(tallyText);
@@ -44,9 +47,18 @@ int cmdMcml(Args args) {
     run.config.tally = tally;
     run.config.seed = seed;
     run.config.batches = batches;
+    run.config.maxCpuSeconds = maxCpuHours * 3600;
     if (packets) run.config.packets = packets;
     const auto t0 = std::chrono::steady_clock::now();
-    const mcml::McmlResult r = mcml::runMcml(run.medium, run.config);
+    mcml::McmlResult r;
+    try {
+      r = mcml::runMcml(run.medium, run.config);
+    } catch (const Error& e) {
+      if (e.code() != ErrorCode::Unsupported) throw;
+      // A CPU run refused as too long: say how to lift the limit from here.
+      throw Error(e.code(), e.message() + " (penumbra-cli mcml: --max-cpu-hours H, 0: no limit)",
+                  e.file().c_str(), e.line());
+    }
     const double secs =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     for (const std::string& m : r.messages) std::printf("note: %s\n", m.c_str());

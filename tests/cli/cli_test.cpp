@@ -111,6 +111,7 @@ TEST(Cli, BadOptionValuesNameTheOption) {
       {"mcml " + mci + " --packets 1e30", "--packets: expected a whole number from 1 to"},
       {"mcml " + mci + " --seed -1", "--seed: expected a whole number from 0 to"},
       {"mcml " + mci + " --batches 2.5", "--batches: expected an integer, got '2.5'"},
+      {"mcml " + mci + " --max-cpu-hours x", "--max-cpu-hours: expected a number, got 'x'"},
       {"bench --reps abc", "--reps: expected an integer, got 'abc'"},
       {"bench mcml --packets 1e99", "--packets: expected a whole number from 10 to"},
       {"plan --dicom " + dir.str() + " --target PTV --out " + dir.sub("c.json") + " --fractions 2.5",
@@ -143,6 +144,16 @@ TEST(Cli, McmlSaysWhenCudaFellBackAndStrictRefuses) {
     EXPECT_TRUE(contains(r.output, "--backend cuda-strict: no usable GPU")) << cmd << ":\n"
                                                                            << r.output;
   }
+  EXPECT_FALSE(fs::exists(dir.sub("slab_matched.mco")));
+}
+
+TEST(Cli, McmlRefusesHugeRunsUpFront) {
+  TempDir dir;
+  const std::string mci = slabMci(dir, "1000000000000");
+  CliRun r = runCli("mcml " + mci + " --backend cpu", dir.str());
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_TRUE(contains(r.output, "1000000000000 packets would take about")) << r.output;
+  EXPECT_TRUE(contains(r.output, "--max-cpu-hours")) << r.output;
   EXPECT_FALSE(fs::exists(dir.sub("slab_matched.mco")));
 }
 
