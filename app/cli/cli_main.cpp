@@ -32,8 +32,8 @@ commands:
        [--layer-spacing 3] [--pattern hex|square] [--weights uniform|depth] --out CASE.json
                                   generate proton beams, layers and spots on a target structure
                                   and save them as a case file (penumbra-cli plan for all options)
-  optimise --case CASE.json [--prescription Gy] [--backend cpu|cuda|cuda-strict|auto]
-           [--iterations N] [--out-case FILE.json]
+  optimise --case CASE.json (--out-case FILE.json | --in-place) [--prescription Gy]
+           [--backend cpu|cuda|cuda-strict|auto] [--iterations N]
                                   spot-weight optimisation (projected L-BFGS on the SpMV engine)
   mcml FILE.mci [--backend cpu|cuda|cuda-strict|auto] [--tally METHOD] [--packets N]
                                   MCML light transport: runs the .mci's runs, writes their .mco files

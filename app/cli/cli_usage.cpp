@@ -52,9 +52,10 @@ constexpr Usage kUsages[] = {
      "                         [--weights uniform|depth] [--dose-grid MM]\n"
      "                         [--dose-per-fraction GY (2)] [--fractions N (1)] --out CASE.json\n"},
     {"optimise",
-     "usage: penumbra-cli optimise --case FILE.json [--prescription Gy]\n"
-     "                             [--backend B] [--iterations N] [--out-case FILE.json]\n"
-     "  without --out-case the case file is updated in place\n" PENUMBRA_BACKEND_HELP},
+     "usage: penumbra-cli optimise --case FILE.json (--out-case FILE.json | --in-place)\n"
+     "                             [--prescription Gy] [--backend B] [--iterations N]\n"
+     "  writes the optimised weights to --out-case; --in-place overwrites the input case\n"
+     PENUMBRA_BACKEND_HELP},
     {"mcml",
      "usage: penumbra-cli mcml FILE.mci [--backend B] [--tally METHOD] [--seed N] [--batches N]\n"
      "                         [--packets N] [--max-cpu-hours H (24)]\n"

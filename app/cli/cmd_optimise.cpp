@@ -159,7 +159,7 @@ int optimiseCase(const std::string& caseFile, double rx, std::optional<Backend> 
       100 * fromEngine.maxGy / rx, toString(recomputed.backend), fromMatrix.d95Gy,
       fromMatrix.maxGy);
 
-  if (outCase.empty()) outCase = caseFile;
+  if (outCase.empty()) outCase = caseFile;  // --in-place
   if (outCase != caseFile) {  // keep the case's data paths valid from its new folder
     c.data.dicomFolder = io::relativeToCase(outCase, folder);
     if (!c.data.structureSetFile.empty())
@@ -185,9 +185,22 @@ int cmdOptimise(Args args) {
   const std::string backend = options.text("--backend");
   const int iterations = options.integer("--iterations", 200);
   const std::string outCase = options.text("--out-case");
+  const bool inPlace = options.flag("--in-place");
   if (!options.allTaken(usageOf("optimise"))) return 2;
   if (caseFile.empty()) {
     std::cerr << usageOf("optimise");
+    return 2;
+  }
+  // The input case used to be overwritten silently when --out-case was left out.
+  if (outCase.empty() && !inPlace) {
+    std::cerr << "penumbra-cli optimise: give --out-case FILE.json, or --in-place to overwrite "
+              << caseFile << "\n"
+              << usageOf("optimise");
+    return 2;
+  }
+  if (!outCase.empty() && inPlace) {
+    std::cerr << "penumbra-cli optimise: --in-place and --out-case exclude each other\n"
+              << usageOf("optimise");
     return 2;
   }
   std::optional<Backend> chosen;  // none: the case's engine backend

@@ -157,6 +157,27 @@ TEST(Cli, McmlRefusesHugeRunsUpFront) {
   EXPECT_FALSE(fs::exists(dir.sub("slab_matched.mco")));
 }
 
+TEST(Cli, OptimiseDoesNotOverwriteTheInputCaseUnlessAskedTo) {
+#if !defined(PENUMBRA_HAVE_DICOM) || !defined(PENUMBRA_HAVE_CASE_FILES)
+  GTEST_SKIP() << "this build has no case files";
+#endif
+  TempDir dir;
+  const std::string caseFile = dir.sub("case.json");
+  const std::string text = R"({"version": 1, "data": {"dicomFolder": "no-such-folder"}, "beams": []})";
+  std::ofstream(caseFile) << text;
+  CliRun r = runCli("optimise --case " + caseFile, dir.str());
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "give --out-case FILE.json, or --in-place to overwrite")) << r.output;
+  EXPECT_EQ(slurp(caseFile), text);
+  // --in-place is accepted (this case then fails on its missing DICOM folder, not on options).
+  r = runCli("optimise --case " + caseFile + " --in-place", dir.str());
+  EXPECT_FALSE(contains(r.output, "--in-place to overwrite")) << r.output;
+  EXPECT_EQ(slurp(caseFile), text);
+  r = runCli("optimise --case " + caseFile + " --in-place --out-case " + dir.sub("o.json"), dir.str());
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "--in-place and --out-case exclude each other")) << r.output;
+}
+
 TEST(Cli, FailedDoseWriteLeavesNoPartialFiles) {
   // A file-size limit (which binds root too) makes the 6 MB .raw fail after 4 KiB, as a full disk
   // would; SIGXFSZ is ignored so that the write returns EFBIG instead of killing the process.
