@@ -19,7 +19,7 @@ commands:
   proton [--phantom water|box|hn] [--backend cpu|cuda|cuda-strict|auto]
          [--variant classic|dda-nc] [--out FILE.mhd] [--matrix]
                                   proton pencil-beam dose of a plan on a built-in phantom
-  proton --case CASE.json [--backend ...] [--variant ...] [--out FILE.mhd] [--record]
+  proton --case CASE.json [--backend ...] [--variant ...] [--out FILE.mhd [--record]]
                                   dose of a case file's beams on its DICOM CT (--record adds the
                                   dose set to the case)
   photon [--phantom water|lung] [--field MM] [--ssd MM] [--backend cpu|cuda|cuda-strict|auto]

@@ -34,7 +34,9 @@ constexpr Usage kUsages[] = {
      "usage: penumbra-cli proton [--phantom water|box|hn] [--backend B] [--variant classic|dda-nc]\n"
      "                           [--out FILE.mhd] [--matrix]\n"
      "       penumbra-cli proton --case CASE.json [--backend B] [--variant classic|dda-nc]\n"
-     "                           [--out FILE.mhd] [--record]\n" PENUMBRA_BACKEND_HELP},
+     "                           [--out FILE.mhd [--record]]\n"
+     "  --record adds the dose written to --out to the case's dose sets (needs --case and --out)\n"
+     PENUMBRA_BACKEND_HELP},
     {"photon",
      "usage: penumbra-cli photon [--phantom water|lung] [--field MM (100)] [--ssd MM (1000)]\n"
      "                           [--gantry DEG (0)] [--collimator DEG (0)] [--size MM (300)]\n"

@@ -147,6 +147,13 @@ int cmdProton(Args args) {
   const bool matrix = options.flag("--matrix");
   const bool record = options.flag("--record");
   if (!options.allTaken(usageOf("proton"))) return 2;
+  if (record && (caseFile.empty() || out.empty())) {
+    // --record used to do nothing at all without --out (and without --case), silently.
+    std::cerr << "penumbra-cli proton: --record needs --case CASE.json and --out FILE.mhd (the "
+                 "dose file it records in the case)\n"
+              << usageOf("proton");
+    return 2;
+  }
   // Checked before anything is read or computed (cuda-strict fails here without a GPU).
   const std::optional<Backend> chosen =
       backendOpt.empty() ? std::nullopt : std::optional<Backend>(parseBackendOption(backendOpt));

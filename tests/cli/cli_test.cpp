@@ -178,6 +178,16 @@ TEST(Cli, OptimiseDoesNotOverwriteTheInputCaseUnlessAskedTo) {
   EXPECT_TRUE(contains(r.output, "--in-place and --out-case exclude each other")) << r.output;
 }
 
+TEST(Cli, ProtonRecordWithoutATargetSaysSo) {
+  TempDir dir;
+  CliRun r = runCli("proton --record", dir.str());
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "--record needs --case CASE.json and --out FILE.mhd")) << r.output;
+  r = runCli("proton --case " + dir.sub("missing.json") + " --record", dir.str());
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "--record needs --case CASE.json and --out FILE.mhd")) << r.output;
+}
+
 TEST(Cli, FailedDoseWriteLeavesNoPartialFiles) {
   // A file-size limit (which binds root too) makes the 6 MB .raw fail after 4 KiB, as a full disk
   // would; SIGXFSZ is ignored so that the write returns EFBIG instead of killing the process.
