@@ -1,23 +1,16 @@
 // Writing side of case files: the JSON document of a CaseFile, and the atomic file write.
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <atomic>
-#include <cerrno>
 #include <cmath>
-#include <cstring>
-#include <filesystem>
 
 #include <nlohmann/json.hpp>
 
 #include "case/case_file.hpp"
 #include "core/error.hpp"
+#include "file/atomic_file.hpp"
 
 namespace penumbra::io {
 
 // ordered_json keeps the keys in the order written (format and version first), for people.
 using json = nlohmann::ordered_json;
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -112,22 +105,6 @@ void expandPlaceholders(json& beams, const std::vector<std::string>& compactText
   }
 }
 
-std::string systemError(int err) { return std::strerror(err); }
-
-/// Writes all of `text` to a new file and fsyncs it; false with errno kept on failure.
-bool writeAndSync(int fd, const std::string& text) {
-  std::size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    done += std::size_t(n);
-  }
-  return ::fsync(fd) == 0;
-}
-
 }  // namespace
 
 std::string formatCaseFile(const CaseFile& c) {
@@ -207,41 +184,7 @@ std::string formatCaseFile(const CaseFile& c) {
 
 void writeCaseFile(const std::string& path, const CaseFile& c) {
   const std::string text = formatCaseFile(c);  // every refusal happens before the disk is touched
-  const fs::path target(path);
-  const fs::path folder = target.parent_path().empty() ? fs::path(".") : target.parent_path();
-  static std::atomic<unsigned> counter{0};
-  // Same folder as the target, so the rename stays within one file system and is atomic.
-  // (Appended piecewise: GCC 12 warns falsely (-Wrestrict) on "literal" + std::string&&.)
-  std::string tmpName = ".";
-  tmpName += target.filename().string();
-  tmpName += ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
-  const fs::path tmp = folder / tmpName;
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0)
-    PENUMBRA_THROW(Io, "cannot write case file '" + path + "': cannot create a temporary file in '" +
-                           folder.string() + "': " + systemError(errno));
-  const bool written = writeAndSync(fd, text);
-  const int writeErr = errno;
-  const bool closed = ::close(fd) == 0;
-  const int closeErr = errno;
-  if (!written || !closed) {
-    ::unlink(tmp.c_str());
-    PENUMBRA_THROW(Io, "cannot write case file '" + path + "': " +
-                           systemError(!written ? writeErr : closeErr) + " (existing file untouched)");
-  }
-  if (::rename(tmp.c_str(), target.c_str()) != 0) {
-    const int err = errno;
-    ::unlink(tmp.c_str());
-    PENUMBRA_THROW(Io, "cannot write case file '" + path + "': rename failed: " + systemError(err) +
-                           " (existing file untouched)");
-  }
-  // Make the rename itself durable; a failure here loses nothing already on disk, so it is not
-  // reported.
-  const int dfd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
-  }
+  writeFileAtomically(path, text, "case file");
 }
 
 }  // namespace penumbra::io
