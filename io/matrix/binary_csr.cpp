@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/host_memory.hpp"
+#include "file/atomic_file.hpp"
 #include "matrix/matrix_io.hpp"
 
 namespace penumbra::io {
@@ -50,8 +51,7 @@ void readArray(std::ifstream& in, const std::string& path, std::uint64_t offset,
 }  // namespace
 
 void writeBinaryCsr(const spmv::HalfCsr& m, const std::string& path) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out) PENUMBRA_THROW(Io, "cannot write binary CSR file '" + path + "'");
+  AtomicFile out(path, "binary CSR file");  // a failed write leaves no truncated file
   Header h{};
   std::memcpy(h.magic, kMagic, 8);
   h.version = kVersion;
@@ -63,12 +63,11 @@ void writeBinaryCsr(const spmv::HalfCsr& m, const std::string& path) {
   h.valueType = 1;
   h.indexBytes = 4;
   h.offsetBytes = 8;
-  out.write(reinterpret_cast<const char*>(&h), sizeof h);
-  out.write(reinterpret_cast<const char*>(m.rowPtr.data()), std::streamsize(m.rowPtr.size() * 8));
-  out.write(reinterpret_cast<const char*>(m.colIdx.data()), std::streamsize(m.colIdx.size() * 4));
-  out.write(reinterpret_cast<const char*>(m.values.data()), std::streamsize(m.values.size() * 2));
-  out.close();
-  if (!out) PENUMBRA_THROW(Io, "error while writing '" + path + "'");
+  out.write(&h, sizeof h);
+  out.write(m.rowPtr.data(), m.rowPtr.size() * 8);
+  out.write(m.colIdx.data(), m.colIdx.size() * 4);
+  out.write(m.values.data(), m.values.size() * 2);
+  out.commit();
 }
 
 spmv::HalfCsr readBinaryCsr(const std::string& path) {

@@ -41,7 +41,8 @@ struct MatrixImport {
 /// Throws Io (cannot open) or Format (malformed; message names the file and line).
 MatrixImport readMatrixMarket(const std::string& path);
 /// Writes every entry as scale * fp16 value with 17 significant digits and a scale comment, so
-/// readMatrixMarket() gives back the same bits.
+/// readMatrixMarket() gives back the same bits. Both writers go through io::AtomicFile: a write
+/// that fails leaves no truncated file and an existing one untouched.
 void writeMatrixMarket(const spmv::HalfCsr& m, const std::string& path);
 
 /// Throws Io or Format (message names the file and byte offset).

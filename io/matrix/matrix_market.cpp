@@ -13,6 +13,7 @@
 
 #include "core/error.hpp"
 #include "core/host_memory.hpp"
+#include "file/atomic_file.hpp"
 #include "matrix/matrix_io.hpp"
 #include "spmv/half_float.hpp"
 
@@ -232,18 +233,29 @@ MatrixImport readMatrixMarket(const std::string& path) {
 }
 
 void writeMatrixMarket(const spmv::HalfCsr& m, const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  if (!f) PENUMBRA_THROW(Io, "cannot write Matrix Market file '" + path + "'");
-  std::fprintf(f, "%%%%MatrixMarket matrix coordinate real general\n");
-  std::fprintf(f, "%% dose-deposition matrix written by Penumbra: value = scale * fp16\n");
-  std::fprintf(f, "%%penumbra scale %.17g\n", m.scale);
-  std::fprintf(f, "%lld %lld %lld\n", (long long)m.rows, (long long)m.cols, (long long)m.nnz());
+  AtomicFile out(path, "Matrix Market file");  // a failed write leaves no truncated file
+  std::string text;
+  char line[96];
+  auto append = [&](int n) {
+    text.append(line, std::size_t(n));
+    if (text.size() >= (1u << 20)) {  // written in 1 MiB pieces
+      out.write(text);
+      text.clear();
+    }
+  };
+  append(std::snprintf(line, sizeof line, "%%%%MatrixMarket matrix coordinate real general\n"));
+  append(std::snprintf(line, sizeof line,
+                       "%% dose-deposition matrix written by Penumbra: value = scale * fp16\n"));
+  append(std::snprintf(line, sizeof line, "%%penumbra scale %.17g\n", m.scale));
+  append(std::snprintf(line, sizeof line, "%lld %lld %lld\n", (long long)m.rows, (long long)m.cols,
+                       (long long)m.nnz()));
   for (std::int64_t r = 0; r < m.rows; ++r)
     for (std::int64_t e = m.rowPtr[std::size_t(r)]; e < m.rowPtr[std::size_t(r) + 1]; ++e)
-      std::fprintf(f, "%lld %d %.17g\n", (long long)(r + 1), m.colIdx[std::size_t(e)] + 1,
-                   m.scale * double(spmv::halfBitsToFloat(m.values[std::size_t(e)])));
-  const bool ok = std::ferror(f) == 0;
-  if (std::fclose(f) != 0 || !ok) PENUMBRA_THROW(Io, "error while writing '" + path + "'");
+      append(std::snprintf(line, sizeof line, "%lld %d %.17g\n", (long long)(r + 1),
+                           m.colIdx[std::size_t(e)] + 1,
+                           m.scale * double(spmv::halfBitsToFloat(m.values[std::size_t(e)]))));
+  out.write(text);
+  out.commit();
 }
 
 }  // namespace penumbra::io

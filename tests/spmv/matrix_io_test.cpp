@@ -2,6 +2,9 @@
 // (file name and line / byte offset) for malformed and truncated files.
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 
@@ -191,6 +194,34 @@ TEST(BinaryCsr, RoundTripAndCheckedSizes) {
   e = errorOf([&] { (void)readBinaryCsr(p); });
   EXPECT_NE(e.find("magic"), std::string::npos) << e;
   fs::remove(p);
+}
+
+TEST(MatrixFiles, FailedWritesLeaveNoPartialFile) {
+  // A write that fails half way (the file-size limit binds root too; SIGXFSZ ignored so that
+  // write() returns EFBIG) used to leave a truncated .pcsr / .mtx behind.
+  const spmv::HalfCsr m = spmv::test::randomCsr(2000, 300, 40, 9);
+  const fs::path dir = fs::temp_directory_path() / "penumbra_spmv_partial";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  rlimit old{};
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);
+  auto oldHandler = std::signal(SIGXFSZ, SIG_IGN);
+  rlimit small = old;
+  small.rlim_cur = 4096;
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+  const std::string e1 = errorOf([&] { writeBinaryCsr(m, (dir / "m.pcsr").string()); });
+  const std::string e2 = errorOf([&] { writeMatrixMarket(m, (dir / "m.mtx").string()); });
+  setrlimit(RLIMIT_FSIZE, &old);
+  std::signal(SIGXFSZ, oldHandler);
+  EXPECT_NE(e1.find((dir / "m.pcsr").string()), std::string::npos) << e1;
+  EXPECT_NE(e2.find((dir / "m.mtx").string()), std::string::npos) << e2;
+  EXPECT_TRUE(fs::is_empty(dir));
+  // Without the limit both files are written and read back.
+  writeBinaryCsr(m, (dir / "m.pcsr").string());
+  writeMatrixMarket(m, (dir / "m.mtx").string());
+  EXPECT_EQ(readBinaryCsr((dir / "m.pcsr").string()).values, m.values);
+  EXPECT_EQ(readMatrixMarket((dir / "m.mtx").string()).matrix.colIdx, m.colIdx);
+  fs::remove_all(dir);
 }
 
 }  // namespace
