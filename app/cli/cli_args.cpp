@@ -67,16 +67,16 @@ int parseOptionInteger(const std::string& text, const std::string& option) {
   return int(v);
 }
 
-std::uint64_t parseOptionCount(const std::string& text, const std::string& option,
-                               std::uint64_t lo, std::uint64_t hi) {
+std::uint64_t parseOptionCount(const std::string& text, const std::string& option, std::uint64_t lo,
+                               std::uint64_t hi) {
   std::uint64_t exact = 0;
   const auto r = std::from_chars(text.data(), text.data() + text.size(), exact);
   if (r.ec == std::errc() && r.ptr == text.data() + text.size() && !text.empty()) {
     if (exact >= lo && exact <= hi) return exact;
   } else {
     double v = 0;  // "1e7" style; 2^64 is exact in double, so the comparison below is too
-    if (wholeNumber(text, v) && v == std::trunc(v) && v >= double(lo) && v < 18446744073709551616.0 &&
-        std::uint64_t(v) <= hi)
+    if (wholeNumber(text, v) && v == std::trunc(v) && v >= double(lo) &&
+        v < 18446744073709551616.0 && std::uint64_t(v) <= hi)
       return std::uint64_t(v);
   }
   PENUMBRA_THROW(InvalidArgument, option + ": expected a whole number from " + std::to_string(lo) +
@@ -100,8 +100,9 @@ Backend parseBackendOption(const std::string& text, const std::string& option) {
 }
 
 bool wantsHelp(const Args& args) {
-  return std::find_if(args.begin(), args.end(),
-                      [](const std::string& a) { return a == "--help" || a == "-h"; }) != args.end();
+  return std::find_if(args.begin(), args.end(), [](const std::string& a) {
+           return a == "--help" || a == "-h";
+         }) != args.end();
 }
 
 std::string OptionParser::text(const std::string& name, const std::string& fallback) {
@@ -118,8 +119,8 @@ int OptionParser::integer(const std::string& name, int fallback) {
   return value ? parseOptionInteger(*value, name) : fallback;
 }
 
-std::uint64_t OptionParser::count(const std::string& name, std::uint64_t fallback,
-                                  std::uint64_t lo, std::uint64_t hi) {
+std::uint64_t OptionParser::count(const std::string& name, std::uint64_t fallback, std::uint64_t lo,
+                                  std::uint64_t hi) {
   const std::optional<std::string> value = takeValue(args_, name);
   return value ? parseOptionCount(*value, name, lo, hi) : fallback;
 }

@@ -29,8 +29,8 @@ int parseOptionInteger(const std::string& text, const std::string& option);
 /// The value `text` of `option` as a whole number in [lo, hi], exactly ("18446744073709551615")
 /// or in exponent form ("1e7"). Throws InvalidArgument naming the option and the range:
 /// "--packets: expected a whole number from 1 to 9223372036854775807, got '1e30'".
-std::uint64_t parseOptionCount(const std::string& text, const std::string& option,
-                               std::uint64_t lo, std::uint64_t hi);
+std::uint64_t parseOptionCount(const std::string& text, const std::string& option, std::uint64_t lo,
+                               std::uint64_t hi);
 
 /// The value of --backend: "cpu", "cuda", "auto", or "cuda-strict". "cuda" without a usable GPU
 /// runs on the CPU and the engine says so in a note; "cuda-strict" refuses instead (Unsupported:

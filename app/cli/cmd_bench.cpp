@@ -47,7 +47,8 @@ int cmdBench(Args args) {
   const std::string repsText = options.text("--reps");
   const bool haveReps = !repsText.empty();
   const int reps = haveReps ? parseOptionInteger(repsText, "--reps") : 5;
-  PENUMBRA_REQUIRE(reps >= 1, InvalidArgument, "--reps: must be at least 1, got " + std::to_string(reps));
+  PENUMBRA_REQUIRE(reps >= 1, InvalidArgument,
+                   "--reps: must be at least 1, got " + std::to_string(reps));
   // mcml only: packets per run (default 1e8; "1e7" style accepted) and 1 run unless --reps.
   const std::uint64_t mcmlPackets = options.count("--packets", 0, 10, INT64_MAX);
   std::vector<std::string> suites = options.rest();

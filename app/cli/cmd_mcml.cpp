@@ -22,8 +22,9 @@ int cmdMcml(Args args) {
   const int batches = options.integer("--batches", 10);
   const std::uint64_t packets = options.count("--packets", 0, 1, INT64_MAX);  // 0: the file's
   const double maxCpuHours = options.number("--max-cpu-hours", 24);
-  PENUMBRA_REQUIRE(maxCpuHours >= 0, InvalidArgument,
-                   "--max-cpu-hours: must be >= 0 (0: no limit), got " + std::to_string(maxCpuHours));
+  PENUMBRA_REQUIRE(
+      maxCpuHours >= 0, InvalidArgument,
+      "--max-cpu-hours: must be >= 0 (0: no limit), got " + std::to_string(maxCpuHours));
   mcml::TallyMethod tally{};
   try {
     tally = mcml::parseTallyMethod(tallyText);

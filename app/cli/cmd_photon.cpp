@@ -31,8 +31,7 @@ using namespace photon;
 
 namespace {
 
-constexpr const char* kDoseComment =
-    "photon dose in Gy (collapsed cone, beam MU), DICOM LPS mm";
+constexpr const char* kDoseComment = "photon dose in Gy (collapsed cone, beam MU), DICOM LPS mm";
 
 DepositStrategy parseDeposit(const std::string& text) {
   if (text == "atomic") return DepositStrategy::Atomic;

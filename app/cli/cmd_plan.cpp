@@ -32,8 +32,10 @@ std::string g(double v) {
 std::vector<double> parseList(const std::string& text, const std::string& option) {
   std::vector<double> out;
   std::stringstream ss(text);
-  for (std::string item; std::getline(ss, item, ',');) out.push_back(parseOptionNumber(item, option));
-  PENUMBRA_REQUIRE(!out.empty(), InvalidArgument, option + ": expected a number, got '" + text + "'");
+  for (std::string item; std::getline(ss, item, ',');)
+    out.push_back(parseOptionNumber(item, option));
+  PENUMBRA_REQUIRE(!out.empty(), InvalidArgument,
+                   option + ": expected a number, got '" + text + "'");
   return out;
 }
 
@@ -80,12 +82,13 @@ int cmdPlan(Args args) {
   PENUMBRA_REQUIRE(dpf > 0 && dpf <= io::kMaxDosePerFractionGy, InvalidArgument,
                    "--dose-per-fraction: " + g(dpf) + " Gy is outside (0, " +
                        g(io::kMaxDosePerFractionGy) + "] Gy");
-  PENUMBRA_REQUIRE(c.prescription.fractions >= 1, InvalidArgument,
-                   "--fractions: must be at least 1, got " + std::to_string(c.prescription.fractions));
+  PENUMBRA_REQUIRE(
+      c.prescription.fractions >= 1, InvalidArgument,
+      "--fractions: must be at least 1, got " + std::to_string(c.prescription.fractions));
   PENUMBRA_REQUIRE(grid == 0 || (grid >= kMinDoseGridSpacingMm && grid <= kMaxDoseGridSpacingMm),
                    InvalidArgument,
-                   "--dose-grid: " + g(grid) + " mm is outside [" + g(kMinDoseGridSpacingMm) + ", " +
-                       g(kMaxDoseGridSpacingMm) + "] mm (0: the CT grid)");
+                   "--dose-grid: " + g(grid) + " mm is outside [" + g(kMinDoseGridSpacingMm) +
+                       ", " + g(kMaxDoseGridSpacingMm) + "] mm (0: the CT grid)");
   o.pattern = pattern == "hex" ? proton::SpotGridPattern::Hexagonal : proton::SpotGridPattern::Square;
   o.weighting = weights == "uniform" ? proton::SpotWeighting::Uniform
                                      : proton::SpotWeighting::DepthWeighted;

@@ -33,17 +33,23 @@ std::string fmtG(double v) {
 }
 
 unsigned cpuThreads(const McmlConfig& c) {
-  return c.cpuThreads > 0 ? unsigned(c.cpuThreads) : std::max(1u, std::thread::hardware_concurrency());
+  return c.cpuThreads > 0 ? unsigned(c.cpuThreads)
+                          : std::max(1u, std::thread::hardware_concurrency());
 }
 
 /// "12 s", "45 min", "24 h", "52 days", "3 years".
 std::string formatDuration(double s) {
   char buf[48];
-  if (s < 120) std::snprintf(buf, sizeof buf, "%.0f s", s);
-  else if (s < 7200) std::snprintf(buf, sizeof buf, "%.0f min", s / 60);
-  else if (s < 2 * 86400.0) std::snprintf(buf, sizeof buf, "%.0f h", s / 3600);
-  else if (s < 2 * 365 * 86400.0) std::snprintf(buf, sizeof buf, "%.0f days", s / 86400);
-  else std::snprintf(buf, sizeof buf, "%.3g years", s / (365 * 86400.0));
+  if (s < 120)
+    std::snprintf(buf, sizeof buf, "%.0f s", s);
+  else if (s < 7200)
+    std::snprintf(buf, sizeof buf, "%.0f min", s / 60);
+  else if (s < 2 * 86400.0)
+    std::snprintf(buf, sizeof buf, "%.0f h", s / 3600);
+  else if (s < 2 * 365 * 86400.0)
+    std::snprintf(buf, sizeof buf, "%.0f days", s / 86400);
+  else
+    std::snprintf(buf, sizeof buf, "%.3g years", s / (365 * 86400.0));
   return buf;
 }
 
@@ -94,11 +100,11 @@ void validate(const LayeredMedium& m, const McmlConfig& c) {
   PENUMBRA_REQUIRE(!m.layers.empty(), InvalidArgument, "the medium has no layers");
   PENUMBRA_REQUIRE(int(m.layers.size()) <= kMaxLayers, InvalidArgument,
                    "at most " + std::to_string(kMaxLayers) + " layers are supported");
-  PENUMBRA_REQUIRE(m.nAbove >= 1 && m.nBelow >= 1 && std::isfinite(m.nAbove) &&
-                       std::isfinite(m.nBelow),
-                   InvalidArgument,
-                   "ambient refractive indices must be >= 1 (above " + fmtG(m.nAbove) + ", below " +
-                       fmtG(m.nBelow) + ")");
+  PENUMBRA_REQUIRE(
+      m.nAbove >= 1 && m.nBelow >= 1 && std::isfinite(m.nAbove) && std::isfinite(m.nBelow),
+      InvalidArgument,
+      "ambient refractive indices must be >= 1 (above " + fmtG(m.nAbove) + ", below " +
+          fmtG(m.nBelow) + ")");
   for (std::size_t i = 0; i < m.layers.size(); ++i) {
     const Layer& l = m.layers[i];
     const std::string at = "layer " + std::to_string(i + 1) + ": ";
@@ -173,8 +179,9 @@ McmlResult runMcml(const LayeredMedium& m, const McmlConfig& c, const JobControl
     const double seconds = estimateCpuSeconds(m, c);
     if (seconds > c.maxCpuSeconds)
       PENUMBRA_THROW(Unsupported,
-                     "MCML on the CPU: " + std::to_string(c.packets) + " packets would take about " +
-                         formatDuration(seconds) + " on " + std::to_string(cpuThreads(c)) +
+                     "MCML on the CPU: " + std::to_string(c.packets) +
+                         " packets would take about " + formatDuration(seconds) + " on " +
+                         std::to_string(cpuThreads(c)) +
                          " threads (estimated from a pilot run); the limit is " +
                          formatDuration(c.maxCpuSeconds) +
                          ". Use fewer packets, a GPU, or a higher limit (maxCpuSeconds)");

@@ -87,8 +87,8 @@ void validate(const ProtonDoseRequest& r) {
     const double vsad = b.virtualSourceDistanceMm;
     PENUMBRA_REQUIRE(vsad >= kMinVirtualSourceDistanceMm && vsad <= kMaxVirtualSourceDistanceMm,
                      InvalidArgument,
-                     "proton dose: beam '" + b.name + "' has virtual source distance " + fmtG(vsad) +
-                         " mm outside [" + fmtG(kMinVirtualSourceDistanceMm) + ", " +
+                     "proton dose: beam '" + b.name + "' has virtual source distance " +
+                         fmtG(vsad) + " mm outside [" + fmtG(kMinVirtualSourceDistanceMm) + ", " +
                          fmtG(kMaxVirtualSourceDistanceMm) + "] mm");
     (void)makeBeamFrame(b);
     for (const EnergyLayer& l : b.layers) {
@@ -98,8 +98,9 @@ void validate(const ProtonDoseRequest& r) {
                        "proton dose: beam '" + b.name + "' has energy " +
                            std::to_string(l.energyMeV) + " MeV outside the beam model");
       for (const ProtonSpot& s : l.spots) {
-        PENUMBRA_REQUIRE(std::isfinite(s.x) && std::isfinite(s.y), InvalidArgument,
-                         "proton dose: beam '" + b.name + "' has a spot with a non-finite position");
+        PENUMBRA_REQUIRE(
+            std::isfinite(s.x) && std::isfinite(s.y), InvalidArgument,
+            "proton dose: beam '" + b.name + "' has a spot with a non-finite position");
         PENUMBRA_REQUIRE(s.weight >= 0 && s.weight <= kMaxSpotWeight, InvalidArgument,
                          "proton dose: beam '" + b.name + "' has spot weight " + fmtG(s.weight) +
                              " outside [0, " + fmtG(kMaxSpotWeight) + "] (units of 1e9 protons)");

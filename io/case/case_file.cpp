@@ -6,9 +6,8 @@
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "core/error.hpp"
 
@@ -254,12 +253,16 @@ void requireShallowNesting(const std::string& text) {
   for (const char ch : text) {
     if (ch == '\n') ++line;
     if (inString) {
-      if (escaped) escaped = false;
-      else if (ch == '\\') escaped = true;
-      else if (ch == '"') inString = false;
+      if (escaped)
+        escaped = false;
+      else if (ch == '\\')
+        escaped = true;
+      else if (ch == '"')
+        inString = false;
       continue;
     }
-    if (ch == '"') inString = true;
+    if (ch == '"')
+      inString = true;
     else if (ch == '[' || ch == '{') {
       if (++depth > kMaxCaseNesting)
         PENUMBRA_THROW(Format, "nested deeper than " + std::to_string(kMaxCaseNesting) +

@@ -44,6 +44,7 @@ private:
 };
 
 /// Writes `bytes` to `path` through an AtomicFile.
-void writeFileAtomically(const std::string& path, const std::string& bytes, const std::string& what);
+void writeFileAtomically(const std::string& path, const std::string& bytes,
+                         const std::string& what);
 
 }  // namespace penumbra::io

@@ -12,6 +12,7 @@ namespace penumbra::io {
 /// Writes FILE.mhd and FILE.raw (`path` with or without ".mhd"). `comment` goes into the
 /// header's Comment line (units, provenance). Patient coordinates LPS (ITK's "RAI").
 /// Throws Error(Io) naming the file and the system's reason.
-void writeMetaImage(const std::string& path, const Volume<float>& volume, const std::string& comment);
+void writeMetaImage(const std::string& path, const Volume<float>& volume,
+                    const std::string& comment);
 
 }  // namespace penumbra::io

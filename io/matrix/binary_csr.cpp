@@ -99,8 +99,9 @@ spmv::HalfCsr readBinaryCsr(const std::string& path) {
   if (size > expected) bad(path, expected, std::to_string(size - expected) + " unexpected bytes after the values");
 
   // The file size bounds the arrays; the host must still hold them (+ the reader's own copy).
-  refuseIfHostMemoryExceeded(double(expected), "reading binary CSR file '" + path + "'",
-                             std::to_string(h.rows) + " rows, " + std::to_string(h.nnz) + " entries");
+  refuseIfHostMemoryExceeded(
+      double(expected), "reading binary CSR file '" + path + "'",
+      std::to_string(h.rows) + " rows, " + std::to_string(h.nnz) + " entries");
 
   spmv::HalfCsr m;
   m.rows = h.rows;

@@ -87,8 +87,9 @@ T tokenAs(const std::vector<std::string_view>& t, std::size_t i, const std::stri
           std::int64_t line) {
   T v{};
   if (!wholeToken(t[i], v))
-    formatError(path, line, "'" + std::string(t[i]) + "' is not " +
-                                (std::is_integral_v<T> ? "an integer" : "a number"));
+    formatError(path, line,
+                "'" + std::string(t[i]) + "' is not " +
+                    (std::is_integral_v<T> ? "an integer" : "a number"));
   return v;
 }
 
@@ -99,7 +100,9 @@ MatrixImport readMatrixMarket(const std::string& path) {
   if (!in) PENUMBRA_THROW(Io, "cannot open Matrix Market file '" + path + "'");
   std::error_code sizeError;
   const std::int64_t fileBytes = std::int64_t(std::filesystem::file_size(path, sizeError));
-  if (sizeError) PENUMBRA_THROW(Io, "cannot read the size of Matrix Market file '" + path + "': " + sizeError.message());
+  if (sizeError)
+    PENUMBRA_THROW(
+        Io, "cannot read the size of Matrix Market file '" + path + "': " + sizeError.message());
   std::string line;
   std::int64_t lineNo = 1;
   if (!std::getline(in, line)) formatError(path, 1, "empty file");
@@ -146,10 +149,10 @@ MatrixImport readMatrixMarket(const std::string& path) {
   // pattern matrix); then the memory the triplets, the CSR and the row offsets need.
   const std::int64_t minEntryBytes = pattern ? 4 : 6;
   if (nnz > fileBytes / minEntryBytes)
-    formatError(path, lineNo, std::to_string(nnz) + " entries declared, but the file has room for at most " +
-                                  std::to_string(fileBytes / minEntryBytes) + " (" +
-                                  std::to_string(fileBytes) + " bytes, at least " +
-                                  std::to_string(minEntryBytes) + " per entry)");
+    formatError(path, lineNo,
+                std::to_string(nnz) + " entries declared, but the file has room for at most " +
+                    std::to_string(fileBytes / minEntryBytes) + " (" + std::to_string(fileBytes) +
+                    " bytes, at least " + std::to_string(minEntryBytes) + " per entry)");
   refuseIfHostMemoryExceeded(double(nnz) * double(sizeof(Triplet) + 6) + 8.0 * double(rows + 1),
                              "reading Matrix Market file '" + path + "'",
                              std::to_string(rows) + " x " + std::to_string(cols) + ", " +
@@ -166,7 +169,8 @@ MatrixImport readMatrixMarket(const std::string& path) {
     if (tok.empty()) continue;
     if (tok.size() < entryTokens) formatError(path, lineNo, "expected " + entryShape);
     if (tok.size() > entryTokens)
-      formatError(path, lineNo, "unexpected '" + std::string(tok[entryTokens]) + "' after " + entryShape);
+      formatError(path, lineNo,
+                  "unexpected '" + std::string(tok[entryTokens]) + "' after " + entryShape);
     Triplet x{0, 0, 1.0, lineNo};
     x.row = tokenAs<std::int64_t>(tok, 0, path, lineNo);
     x.col = tokenAs<std::int64_t>(tok, 1, path, lineNo);
@@ -186,8 +190,8 @@ MatrixImport readMatrixMarket(const std::string& path) {
   while (std::getline(in, line)) {
     ++lineNo;
     if ((!line.empty() && line[0] == '%') || tokens(line).empty()) continue;
-    formatError(path, lineNo, "an entry past the " + std::to_string(nnz) +
-                                  " declared in the size line");
+    formatError(path, lineNo,
+                "an entry past the " + std::to_string(nnz) + " declared in the size line");
   }
 
   MatrixImport out;

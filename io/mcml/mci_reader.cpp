@@ -82,8 +82,10 @@ public:
     // hi + 1 is exact in double for the limits used here (2^31, 2^63).
     if (v < double(lo) || v >= double(hi) + 1.0) {
       char shown[64];
-      if (std::fabs(v) < 9e15) std::snprintf(shown, sizeof shown, "%.0f", v);
-      else std::snprintf(shown, sizeof shown, "%g", v);
+      if (std::fabs(v) < 9e15)
+        std::snprintf(shown, sizeof shown, "%.0f", v);
+      else
+        std::snprintf(shown, sizeof shown, "%g", v);
       fail(l.number, std::string(what) + " " + shown + " is out of range (" + std::to_string(lo) +
                          " to " + std::to_string(hi) + ")");
     }
@@ -158,7 +160,8 @@ std::vector<MciRun> parseMci(const std::string& text, const std::string& source)
                              fmtG(layer.mus) + ")");
       if (layer.g <= -1 || layer.g >= 1)
         r.fail(l.number, at + "g " + fmtG(layer.g) + " is outside (-1, 1)");
-      if (layer.d <= 0) r.fail(l.number, at + "thickness " + fmtG(layer.d) + " cm must be positive");
+      if (layer.d <= 0)
+        r.fail(l.number, at + "thickness " + fmtG(layer.d) + " cm must be positive");
       run.medium.layers.push_back(layer);
     }
     const Line& below = r.next("n for the medium below");

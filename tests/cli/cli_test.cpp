@@ -28,9 +28,10 @@ struct CliRun {
 /// Runs `prefix penumbra-cli args` through the shell in `dir`; prefix may set limits ("ulimit").
 /// A run that does not end within two minutes is killed (status 124): a refusal that regressed
 /// into a real 10^12-packet run must not hang the suite.
-CliRun runCli(const std::string& args, const std::string& dir = ".", const std::string& prefix = "") {
-  const std::string cmd = "cd '" + dir + "' && " + prefix + " timeout 120 '" + PENUMBRA_CLI + "' " +
-                          args + " 2>&1";
+CliRun runCli(const std::string& args, const std::string& dir = ".",
+              const std::string& prefix = "") {
+  const std::string cmd =
+      "cd '" + dir + "' && " + prefix + " timeout 120 '" + PENUMBRA_CLI + "' " + args + " 2>&1";
   CliRun r;
   FILE* pipe = popen(cmd.c_str(), "r");
   if (!pipe) return r;
@@ -59,7 +60,8 @@ public:
   std::string sub(const std::string& name) const { return (path_ / name).string(); }
   std::vector<std::string> entries() const {
     std::vector<std::string> names;
-    for (const auto& e : fs::directory_iterator(path_)) names.push_back(e.path().filename().string());
+    for (const auto& e : fs::directory_iterator(path_))
+      names.push_back(e.path().filename().string());
     return names;
   }
 
@@ -107,14 +109,16 @@ TEST(Cli, BadOptionValuesNameTheOption) {
     std::string args, message;
   };
   const std::vector<Case> cases = {
-      {"mcml " + mci + " --packets abc", "--packets: expected a whole number from 1 to 9223372036854775807, got 'abc'"},
+      {"mcml " + mci + " --packets abc",
+       "--packets: expected a whole number from 1 to 9223372036854775807, got 'abc'"},
       {"mcml " + mci + " --packets 1e30", "--packets: expected a whole number from 1 to"},
       {"mcml " + mci + " --seed -1", "--seed: expected a whole number from 0 to"},
       {"mcml " + mci + " --batches 2.5", "--batches: expected an integer, got '2.5'"},
       {"mcml " + mci + " --max-cpu-hours x", "--max-cpu-hours: expected a number, got 'x'"},
       {"bench --reps abc", "--reps: expected an integer, got 'abc'"},
       {"bench mcml --packets 1e99", "--packets: expected a whole number from 10 to"},
-      {"plan --dicom " + dir.str() + " --target PTV --out " + dir.sub("c.json") + " --fractions 2.5",
+      {"plan --dicom " + dir.str() + " --target PTV --out " + dir.sub("c.json") +
+           " --fractions 2.5",
        "--fractions: expected an integer, got '2.5'"},
       {"plan --dicom " + dir.str() + " --target PTV --out " + dir.sub("c.json") + " --spacing 5mm",
        "--spacing: expected a number, got '5mm'"},
@@ -138,11 +142,11 @@ TEST(Cli, McmlSaysWhenCudaFellBackAndStrictRefuses) {
   EXPECT_TRUE(fs::exists(dir.sub("slab_matched.mco")));
   fs::remove(dir.sub("slab_matched.mco"));
   for (const std::string& cmd : {"mcml " + mci, std::string("proton --phantom water"),
-                                std::string("photon --phantom water --size 60")}) {
+                                 std::string("photon --phantom water --size 60")}) {
     r = runCli(cmd + " --backend cuda-strict", dir.str());
     EXPECT_EQ(r.status, 1) << cmd << ":\n" << r.output;
     EXPECT_TRUE(contains(r.output, "--backend cuda-strict: no usable GPU")) << cmd << ":\n"
-                                                                           << r.output;
+                                                                            << r.output;
   }
   EXPECT_FALSE(fs::exists(dir.sub("slab_matched.mco")));
 }
@@ -163,17 +167,20 @@ TEST(Cli, OptimiseDoesNotOverwriteTheInputCaseUnlessAskedTo) {
 #endif
   TempDir dir;
   const std::string caseFile = dir.sub("case.json");
-  const std::string text = R"({"version": 1, "data": {"dicomFolder": "no-such-folder"}, "beams": []})";
+  const std::string text =
+      R"({"version": 1, "data": {"dicomFolder": "no-such-folder"}, "beams": []})";
   std::ofstream(caseFile) << text;
   CliRun r = runCli("optimise --case " + caseFile, dir.str());
   EXPECT_EQ(r.status, 2) << r.output;
-  EXPECT_TRUE(contains(r.output, "give --out-case FILE.json, or --in-place to overwrite")) << r.output;
+  EXPECT_TRUE(contains(r.output, "give --out-case FILE.json, or --in-place to overwrite"))
+      << r.output;
   EXPECT_EQ(slurp(caseFile), text);
   // --in-place is accepted (this case then fails on its missing DICOM folder, not on options).
   r = runCli("optimise --case " + caseFile + " --in-place", dir.str());
   EXPECT_FALSE(contains(r.output, "--in-place to overwrite")) << r.output;
   EXPECT_EQ(slurp(caseFile), text);
-  r = runCli("optimise --case " + caseFile + " --in-place --out-case " + dir.sub("o.json"), dir.str());
+  r = runCli("optimise --case " + caseFile + " --in-place --out-case " + dir.sub("o.json"),
+             dir.str());
   EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_TRUE(contains(r.output, "--in-place and --out-case exclude each other")) << r.output;
 }

@@ -278,7 +278,8 @@ TEST(CaseFile, MalformedDocumentsNameThePath) {
   expectError([](json& d) { d["beams"][2]["jaws"] = {10, -10, -5, 5}; }, "beams[2].jaws: jaws must open");
   expectError([](json& d) { d["beams"][2]["jaws"] = {1, 2, 3}; }, "beams[2].jaws: expected [x1, x2, y1, y2]");
   expectError([](json& d) { d["beams"][2].erase("monitorUnits"); }, "beams[2].monitorUnits: missing");
-  expectError([](json& d) { d["beams"][2]["monitorUnits"] = -1; }, "beams[2].monitorUnits: -1 MU is outside [0, 100000]");
+  expectError([](json& d) { d["beams"][2]["monitorUnits"] = -1; },
+              "beams[2].monitorUnits: -1 MU is outside [0, 100000]");
   expectError([](json& d) { d["beams"][3]["aperture"]["polygons"][1] = json::array({json::array({0, 0}), json::array({1, 1})}); },
               "beams[3].aperture.polygons[1]: expected a polygon");
   expectError([](json& d) { d["beams"][3]["aperture"]["polygons"][0][2] = json::array({1}); },
@@ -308,7 +309,8 @@ TEST(CaseFile, MalformedDocumentsNameThePath) {
 
 TEST(CaseFile, DeepNestingIsRefusedWithoutCrashing) {
   // 100 000 nested arrays used to overflow the stack (SIGSEGV) inside the JSON library.
-  const std::string head = R"({"version": 1, "data": {"dicomFolder": "ct"}, "beams": [], "display": {"a": )";
+  const std::string head =
+      R"({"version": 1, "data": {"dicomFolder": "ct"}, "beams": [], "display": {"a": )";
   const std::string deep = head + std::string(100000, '[') + std::string(100000, ']') + "}}";
   try {
     parseCaseFile(deep);
@@ -326,7 +328,8 @@ TEST(CaseFile, DeepNestingIsRefusedWithoutCrashing) {
                                    std::string(1000, '[') + R"("}, "beams": []})");
   EXPECT_EQ(c.data.dicomFolder, std::string(1000, '['));
   // Exactly at the limit is fine (the document itself is level 1).
-  std::string atLimit = R"({"version": 1, "data": {"dicomFolder": "ct"}, "beams": [], "display": {"a": )";
+  std::string atLimit =
+      R"({"version": 1, "data": {"dicomFolder": "ct"}, "beams": [], "display": {"a": )";
   atLimit += std::string(kMaxCaseNesting - 2, '[') + std::string(kMaxCaseNesting - 2, ']') + "}}";
   EXPECT_NO_THROW(parseCaseFile(atLimit));
   // readCaseFile names the file.
@@ -337,7 +340,8 @@ TEST(CaseFile, DeepNestingIsRefusedWithoutCrashing) {
     readCaseFile(deepPath);
     ADD_FAILURE() << "no error";
   } catch (const Error& e) {
-    EXPECT_NE(e.message().find("case file '" + deepPath + "': nested deeper than"), std::string::npos)
+    EXPECT_NE(e.message().find("case file '" + deepPath + "': nested deeper than"),
+              std::string::npos)
         << e.message();
   }
 }

@@ -231,7 +231,8 @@ std::string runError(const LayeredMedium& m, const McmlConfig& c, ErrorCode* cod
 TEST(McmlCpu, RejectsInfiniteThicknessAndIndicesBelowOne) {
   const McmlConfig c = cpuConfig(100);
   std::string e = runError(slab(1.4, 1, 10, 0.9, INFINITY), c);
-  EXPECT_NE(e.find("layer 1: thickness inf cm must be finite and positive"), std::string::npos) << e;
+  EXPECT_NE(e.find("layer 1: thickness inf cm must be finite and positive"), std::string::npos)
+      << e;
   e = runError(slab(0.5, 1, 10, 0.9, 0.1), c);
   EXPECT_NE(e.find("layer 1: refractive index 0.5 is below 1"), std::string::npos) << e;
   e = runError(slab(1.4, 1, 10, 0.9, 0.1, 0.9), c);

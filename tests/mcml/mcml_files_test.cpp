@@ -62,15 +62,17 @@ TEST(McmlFiles, MalformedInputNamesTheLine) {
 /// A one-run .mci: line 3 the output name, 4 photons, 5 dz dr, 6 nz nr na, 7 layers, 8 n above,
 /// 9 the layer, 10 n below.
 std::string oneRun(const std::string& output, const std::string& photons = "1000",
-                   const std::string& bins = "10 10 5", const std::string& layer = "1.4 1 10 0.9 0.1",
+                   const std::string& bins = "10 10 5",
+                   const std::string& layer = "1.4 1 10 0.9 0.1",
                    const std::string& nAbove = "1.0") {
-  return "1.0\n1\n" + output + " A\n" + photons + "\n0.01 0.01\n" + bins + "\n1\n" + nAbove +
-         "\n" + layer + "\n1.0\n";
+  return "1.0\n1\n" + output + " A\n" + photons + "\n0.01 0.01\n" + bins + "\n1\n" + nAbove + "\n" +
+         layer + "\n1.0\n";
 }
 
 TEST(McmlFiles, OutputNamesStayInTheMciFolder) {
   // An absolute name or one with ".." used to overwrite files outside the .mci's folder.
-  for (const std::string name : {"/tmp/evil.mco", "../evil.mco", "out/../../evil.mco", "..", "a/.."}) {
+  for (const std::string name :
+       {"/tmp/evil.mco", "../evil.mco", "out/../../evil.mco", "..", "a/.."}) {
     const std::string e = errorOf(oneRun(name));
     EXPECT_NE(e.find("bad.mci:3: output file name '" + name +
                      "' must stay in the .mci's folder (no absolute path, no '..')"),
@@ -89,8 +91,9 @@ TEST(McmlFiles, HugeCountsAreRangeCheckedNotWrapped) {
   e = errorOf(oneRun("out.mco", "1000", "10 10 -3"));
   EXPECT_NE(e.find("bad.mci:6: na -3 is out of range (1 to 2147483647)"), std::string::npos) << e;
   e = errorOf(oneRun("out.mco", "1e30"));
-  EXPECT_NE(e.find("bad.mci:4: the number of photons 1e+30 is out of range (1 to 9223372036854775807)"),
-            std::string::npos)
+  EXPECT_NE(
+      e.find("bad.mci:4: the number of photons 1e+30 is out of range (1 to 9223372036854775807)"),
+      std::string::npos)
       << e;
   e = errorOf(oneRun("out.mco", "1000.5"));
   EXPECT_NE(e.find("bad.mci:4: the number of photons must be an integer, found '1000.5'"),
@@ -103,7 +106,8 @@ TEST(McmlFiles, HugeCountsAreRangeCheckedNotWrapped) {
 
 TEST(McmlFiles, NonFiniteAndUnphysicalValuesAreRefused) {
   std::string e = errorOf(oneRun("out.mco", "1000", "10 10 5", "1.4 1 10 0.9 inf"));
-  EXPECT_NE(e.find("bad.mci:9: expected a finite number for d, found 'inf'"), std::string::npos) << e;
+  EXPECT_NE(e.find("bad.mci:9: expected a finite number for d, found 'inf'"), std::string::npos)
+      << e;
   e = errorOf(oneRun("out.mco", "1000", "10 10 5", "1.4 nan 10 0.9 0.1"));
   EXPECT_NE(e.find("bad.mci:9: expected a finite number for mua, found 'nan'"), std::string::npos)
       << e;

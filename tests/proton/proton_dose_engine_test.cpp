@@ -130,8 +130,9 @@ TEST(ProtonDoseEngine, UnphysicalValuesAreRefusedNamingThem) {
       << validationError(r);
   r = physicsRequest(slabPhantom(), singleSpotBeam(150));
   r.doseGrid.spacing.x = 1e-300;
-  EXPECT_NE(validationError(r).find("dose grid spacing 1e-300 mm (axis 1) is outside [0.01, 100] mm"),
-            std::string::npos)
+  EXPECT_NE(
+      validationError(r).find("dose grid spacing 1e-300 mm (axis 1) is outside [0.01, 100] mm"),
+      std::string::npos)
       << validationError(r);
   r = physicsRequest(slabPhantom(), singleSpotBeam(150, kMaxSpotWeight));
   EXPECT_EQ(validationError(r), "");

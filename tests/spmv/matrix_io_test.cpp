@@ -1,7 +1,8 @@
 // io/matrix: Matrix Market and binary CSR round trips, fp16 rounding warnings, and clear errors
 // (file name and line / byte offset) for malformed and truncated files.
-#include <gtest/gtest.h>
+#include "matrix/matrix_io.hpp"
 
+#include <gtest/gtest.h>
 #include <sys/resource.h>
 
 #include <csignal>
@@ -9,7 +10,6 @@
 #include <fstream>
 
 #include "core/error.hpp"
-#include "matrix/matrix_io.hpp"
 #include "spmv_test_support.hpp"
 
 namespace penumbra::io {
@@ -94,7 +94,8 @@ TEST(MatrixMarket, EntriesPastTheDeclaredCountAreRefused) {
   writeText(p, "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1.0\n% note\n2 2 3.0\n");
   const std::string e = errorOf([&] { (void)readMatrixMarket(p); });
   EXPECT_NE(e.find(p), std::string::npos) << e;
-  EXPECT_NE(e.find("line 5: an entry past the 1 declared in the size line"), std::string::npos) << e;
+  EXPECT_NE(e.find("line 5: an entry past the 1 declared in the size line"), std::string::npos)
+      << e;
   // Trailing blank lines and comments are fine.
   writeText(p, "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1.0\n\n% end\n");
   EXPECT_EQ(readMatrixMarket(p).matrix.nnz(), 1);
@@ -126,10 +127,13 @@ TEST(MatrixMarket, NumbersAreWholeTokens) {
 TEST(MatrixMarket, DeclaredSizesAreCheckedBeforeAllocating) {
   // 4e18 entries declared in a 70-byte file used to end in std::length_error / bad_alloc.
   const std::string p = tmpPath("huge.mtx");
-  writeText(p, "%%MatrixMarket matrix coordinate real general\n2000000000 2000000000 4000000000000000000\n1 1 1\n");
+  writeText(p,
+            "%%MatrixMarket matrix coordinate real general\n2000000000 2000000000 "
+            "4000000000000000000\n1 1 1\n");
   const std::string e = errorOf([&] { (void)readMatrixMarket(p); });
-  EXPECT_NE(e.find("line 2: 4000000000000000000 entries declared, but the file has room for at most"),
-            std::string::npos)
+  EXPECT_NE(
+      e.find("line 2: 4000000000000000000 entries declared, but the file has room for at most"),
+      std::string::npos)
       << e;
   fs::remove(p);
 }
@@ -176,7 +180,8 @@ TEST(BinaryCsr, RoundTripAndCheckedSizes) {
   e = errorOf([&] { (void)readBinaryCsr(p); });
   EXPECT_NE(e.find("offset " + std::to_string(64 + 8 * 301 + 4 * 5)), std::string::npos) << e;
   // fp16 infinity and NaN (exponent all ones) used to be accepted and poisoned every product.
-  for (const std::uint16_t bits : {std::uint16_t(0x7C00), std::uint16_t(0xFC00), std::uint16_t(0x7E00)}) {
+  for (const std::uint16_t bits :
+       {std::uint16_t(0x7C00), std::uint16_t(0xFC00), std::uint16_t(0x7E00)}) {
     writeBinaryCsr(m, p);
     const std::uint64_t at = 64 + 8 * 301 + 4 * std::uint64_t(m.nnz()) + 2 * 7;
     {

@@ -79,8 +79,8 @@ double estimateCpuSeconds(const LayeredMedium& m, const McmlConfig& c) {
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const unsigned threads = c.cpuThreads > 0 ? unsigned(c.cpuThreads)
-                                            : std::max(1u, std::thread::hardware_concurrency());
+  const unsigned threads =
+      c.cpuThreads > 0 ? unsigned(c.cpuThreads) : std::max(1u, std::thread::hardware_concurrency());
   return seconds / double(std::max<std::uint64_t>(finished, 1)) * double(c.packets) /
          double(threads);
 }
