@@ -19,6 +19,7 @@
 #include "gui/dose/dvh_store.hpp"
 #include "gui/model/dose_set_store.hpp"
 #include "gui/model/plan_model.hpp"
+#include "gui/model/plural.hpp"
 #include "gui/model/view_state.hpp"
 #include "gui/views/patient_tree.hpp"  // colorSwatch
 
@@ -251,9 +252,9 @@ void DvhPanel::refresh() {
   else if (dvhs_->isBusy())
     status_->setText(tr("Computing DVHs..."));
   else if (pending > 0)
-    status_->setText(tr("%1 curves; no DVH for %2 dose sets (see the messages)").arg(curves).arg(pending));
+    status_->setText(tr("%1; no DVH for %2 (see the messages)").arg(countOf(curves, "curve"), countOf(pending, "dose set")));
   else
-    status_->setText(tr("%1 curves").arg(curves));
+    status_->setText(countOf(curves, "curve"));
   refreshTable();
   emit refreshed();
 }

@@ -21,6 +21,7 @@
 #include <QVBoxLayout>
 
 #include "gui/model/dose_set_store.hpp"
+#include "gui/model/plural.hpp"
 
 namespace penumbra::gui {
 
@@ -168,7 +169,7 @@ void ProfilingPanel::refresh() {
     chart_->legend()->setAlignment(Qt::AlignBottom);
   }
   summary_->setText(rows_.empty() ? tr("No engine run yet.")
-                                  : tr("%1 records from %2 runs").arg(rows_.size()).arg(runs.size()));
+                                  : tr("%1 from %2").arg(countOf(qsizetype(rows_.size()), "record"), countOf(runs.size(), "run")));
   export_->setEnabled(!rows_.empty());
 }
 

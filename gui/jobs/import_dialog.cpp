@@ -8,6 +8,8 @@
 #include <QPushButton>
 #include <QVBoxLayout>
 
+#include "gui/model/plural.hpp"
+
 namespace penumbra::gui {
 
 namespace {
@@ -21,11 +23,11 @@ ImportDialog::ImportDialog(std::shared_ptr<const io::DicomScan> scan, QWidget* p
   resize(760, 560);
   auto* layout = new QVBoxLayout(this);
 
-  auto* folder = new QLabel(tr("<b>Folder:</b> %1 &nbsp; (%2 files, %3 image series, %4 structure sets)")
-                                .arg(QString::fromStdString(scan_->folder).toHtmlEscaped())
-                                .arg(scan_->filesSeen)
-                                .arg(scan_->series.size())
-                                .arg(scan_->structureSets.size()));
+  auto* folder = new QLabel(tr("<b>Folder:</b> %1 &nbsp; (%2, %3, %4)")
+                                .arg(QString::fromStdString(scan_->folder).toHtmlEscaped(),
+                                     countOf(scan_->filesSeen, "file"),
+                                     countOf(qsizetype(scan_->series.size()), "image series", "image series"),
+                                     countOf(qsizetype(scan_->structureSets.size()), "structure set")));
   folder->setObjectName("importFolderLabel");
   folder->setWordWrap(true);
   layout->addWidget(folder);
@@ -36,8 +38,8 @@ ImportDialog::ImportDialog(std::shared_ptr<const io::DicomScan> scan, QWidget* p
   for (const io::SeriesInfo& s : scan_->series) {
     QString text = QString::fromStdString(s.description);
     if (text.isEmpty())
-      text = QStringLiteral("%1, %2 slices, %3x%4").arg(QString::fromStdString(s.modality)).arg(s.slices).arg(s.columns).arg(s.rows);
-    if (!s.problems.empty()) text += tr("  [%1 problem(s)]").arg(s.problems.size());
+      text = QStringLiteral("%1, %2, %3x%4").arg(QString::fromStdString(s.modality), countOf(s.slices, "slice")).arg(s.columns).arg(s.rows);
+    if (!s.problems.empty()) text += tr("  [%1]").arg(countOf(qsizetype(s.problems.size()), "problem"));
     auto* item = new QListWidgetItem(text, series_);
     item->setData(kKeyRole, QString::fromStdString(s.key));
     item->setToolTip(QString::fromStdString(s.seriesInstanceUid));

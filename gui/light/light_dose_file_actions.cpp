@@ -8,6 +8,7 @@
 
 #include "gui/light/light_dose_controller.hpp"
 #include "gui/light/light_dose_panel_parts.hpp"
+#include "gui/model/plural.hpp"
 
 namespace penumbra::gui {
 
@@ -24,10 +25,10 @@ bool LightDosePanel::openMci(const QString& path) {
   mciPath_ = path;
   runCombo_->clear();
   for (std::size_t i = 0; i < mciRuns_.size(); ++i)
-    runCombo_->addItem(tr("Run %1: %2, %3 layers, %4 packets")
+    runCombo_->addItem(tr("Run %1: %2, %3, %4 packets")
                            .arg(i + 1)
-                           .arg(QString::fromStdString(mciRuns_[i].outputFile))
-                           .arg(mciRuns_[i].medium.layers.size())
+                           .arg(QString::fromStdString(mciRuns_[i].outputFile),
+                                countOf(qsizetype(mciRuns_[i].medium.layers.size()), "layer"))
                            .arg(double(mciRuns_[i].config.packets), 0, 'g', 3));
   runCombo_->setEnabled(mciRuns_.size() > 1);
   runCombo_->setCurrentIndex(0);

@@ -14,6 +14,7 @@
 #include "gui/jobs/job_runner.hpp"
 #include "gui/model/dose_set_store.hpp"
 #include "gui/model/plan_model.hpp"
+#include "gui/model/plural.hpp"
 #include "gui/model/view_state.hpp"
 #include "proton/proton_dose.hpp"
 #include "spmv/spmv.hpp"
@@ -141,7 +142,9 @@ Job* OptimiseController::start(const std::vector<ObjectiveRow>& rows, const Opti
   const int run = ++run_;
 
   Job* job = jobs_->submit(
-      tr("Optimise %1 (%2 beams, %3 spots)").arg(run).arg(request->beams.size()).arg(plan_->totalSpots()),
+      tr("Optimise %1 (%2, %3)")
+          .arg(run)
+          .arg(countOf(qsizetype(request->beams.size()), "beam"), countOf(qsizetype(plan_->totalSpots()), "spot")),
       [patient, request, rows, settings, doseOptions, shared, self](const JobControl& jc) {
         // 1. Objectives on the dose grid.
         jc.report(0.0, "optimise: objectives");
@@ -326,11 +329,10 @@ void OptimiseController::onJobFinished(Job* job, std::shared_ptr<Shared> shared)
     set.dose.parameters = "optimised=" + std::string(optimise::toString(outcome_.state)) +
                           "\niterations=" + std::to_string(outcome_.iterations) +
                           "\ndevice=" + shared->finalDose->device;
-    set.name = tr("Optimised %1: %2 beams, %3 it., %4")
+    set.name = tr("Optimised %1: %2, %3, %4")
                    .arg(run_)
-                   .arg(shared->beams.size())
-                   .arg(outcome_.iterations)
-                   .arg(QTime::currentTime().toString("HH:mm:ss"));
+                   .arg(countOf(qsizetype(shared->beams.size()), "beam"), countOf(outcome_.iterations, "iteration"),
+                        QTime::currentTime().toString("HH:mm:ss"));
     set.dose.label = set.name.toStdString();
     set.beams = shared->beams;
     set.profiles = std::move(shared->finalDose->profiles);
@@ -357,8 +359,8 @@ void OptimiseController::onJobFinished(Job* job, std::shared_ptr<Shared> shared)
       else store_->add(std::move(set));
     }
     liveId_ = -1;
-    emit message(tr("Optimisation stopped after %1 iterations: best weights kept (f = %2).")
-                     .arg(outcome_.iterations)
+    emit message(tr("Optimisation stopped after %1: best weights kept (f = %2).")
+                     .arg(countOf(outcome_.iterations, "iteration"))
                      .arg(outcome_.objective, 0, 'g', 5));
     if (finalAfterStop_) {
       if (Job* dose = controller_->computeDose(doseOptions_))

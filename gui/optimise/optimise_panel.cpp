@@ -22,6 +22,7 @@
 
 #include "gui/jobs/job_runner.hpp"
 #include "gui/model/plan_model.hpp"
+#include "gui/model/plural.hpp"
 #include "gui/model/view_state.hpp"
 
 namespace penumbra::gui {
@@ -148,10 +149,10 @@ OptimisePanel::OptimisePanel(OptimiseController* controller, PlanModel* plan, Vi
     if (job->state() == Job::State::Failed)
       status_->setText(tr("Failed: %1").arg(job->errorMessage()));
     else if (o.iterations > 0 || job->state() == Job::State::Done)
-      status_->setText(tr("%1: %2 iterations, %3 it/s (%4), f = %5; D %6 x %7, %8 non-zeros")
+      status_->setText(tr("%1: %2, %3 it/s (%4), f = %5; D %6 x %7, %8 non-zeros")
                            .arg(job->state() == Job::State::Cancelled ? tr("Stopped, best weights kept")
-                                                                        : QString(optimise::toString(o.state)))
-                           .arg(o.iterations)
+                                                                        : QString(optimise::toString(o.state)),
+                                countOf(o.iterations, "iteration"))
                            .arg(o.iterationsPerSecond, 0, 'f', 1)
                            .arg(o.backend)
                            .arg(o.objective, 0, 'g', 4)

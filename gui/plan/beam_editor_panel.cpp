@@ -15,6 +15,7 @@
 
 #include "gui/jobs/job_runner.hpp"
 #include "gui/model/plan_model.hpp"
+#include "gui/model/plural.hpp"
 #include "gui/model/view_state.hpp"
 #include "gui/overlays/beam_display.hpp"
 #include "gui/plan/photon_field_box.hpp"
@@ -295,8 +296,8 @@ void BeamEditorPanel::refreshBeamList() {
       text = tr("%1  G%2 C%3  photons, %4, %5 MU").arg(QString::fromStdString(p.beam.name)).arg(p.beam.gantryDeg)
                  .arg(p.beam.couchDeg).arg(shape).arg(f.monitorUnits);
     } else {
-      text = tr("%1  G%2 C%3  %4 spots").arg(QString::fromStdString(p.beam.name)).arg(p.beam.gantryDeg)
-                 .arg(p.beam.couchDeg).arg(p.beam.spotCount());
+      text = tr("%1  G%2 C%3  %4").arg(QString::fromStdString(p.beam.name)).arg(p.beam.gantryDeg)
+                 .arg(p.beam.couchDeg).arg(countOf(qsizetype(p.beam.spotCount()), "spot"));
     }
     auto* item = new QListWidgetItem(colorSwatch(QColor::fromRgbF(c[0], c[1], c[2])), text);
     beamList_->addItem(item);
@@ -333,11 +334,11 @@ void BeamEditorPanel::refreshLayers() {
     return;
   }
   for (const auto& l : p.beam.layers)
-    layerList_->addItem(tr("%1 MeV  %2 spots").arg(l.energyMeV, 0, 'f', 1).arg(l.spots.size()));
+    layerList_->addItem(tr("%1 MeV  %2").arg(l.energyMeV, 0, 'f', 1).arg(countOf(qsizetype(l.spots.size()), "spot")));
   summary_->setText(p.beam.layers.empty()
                         ? tr("No spots yet: press Generate spots.")
-                        : tr("%1 layers, %2 spots on %3").arg(p.beam.layers.size()).arg(p.beam.spotCount())
-                              .arg(p.targetName));
+                        : tr("%1, %2 on %3").arg(countOf(qsizetype(p.beam.layers.size()), "layer"),
+                                                 countOf(qsizetype(p.beam.spotCount()), "spot"), p.targetName));
 }
 
 void BeamEditorPanel::applyGeometry() {

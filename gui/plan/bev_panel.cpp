@@ -16,6 +16,7 @@
 
 #include "gui/model/dose_display_settings.hpp"
 #include "gui/model/plan_model.hpp"
+#include "gui/model/plural.hpp"
 #include "gui/overlays/beam_display.hpp"
 #include "gui/overlays/marching_squares.hpp"
 
@@ -307,8 +308,8 @@ void BevPanel::refreshLabel() {
   }
   const auto& p = plan_->beam(b);
   const auto& layer = p.beam.layers[std::size_t(l)];
-  QString text = tr("Layer %1/%2: %3 MeV, %4 spots").arg(l + 1).arg(p.beam.layers.size())
-                     .arg(layer.energyMeV, 0, 'f', 1).arg(layer.spots.size());
+  QString text = tr("Layer %1/%2: %3 MeV, %4").arg(l + 1).arg(p.beam.layers.size())
+                     .arg(layer.energyMeV, 0, 'f', 1).arg(countOf(qsizetype(layer.spots.size()), "spot"));
   if (l < int(p.layerRangesMm.size())) text += tr(", range %1 mm").arg(p.layerRangesMm[std::size_t(l)], 0, 'f', 1);
   if (canvas_->selected() >= 0) {
     const auto& s = layer.spots[std::size_t(canvas_->selected())];

@@ -9,6 +9,7 @@
 #include <QWidget>
 
 #include "gui/jobs/job_runner.hpp"
+#include "gui/model/plural.hpp"
 #include "gui/model/dose_set_store.hpp"
 #include "gui/model/plan_model.hpp"
 #include "gui/model/view_state.hpp"
@@ -199,8 +200,8 @@ Job* PlanController::computePhotonDose(const DoseRunOptions& options) {
                           "\ncones=" + std::to_string(par.polarCones) + "x" + std::to_string(par.azimuthalCones) +
                           "\nvariant=" + toString(par.variant) + "\ndeposit=" + depositName(par.deposit) +
                           "\ndevice=" + result->device;
-    set.name = tr("Dose %1: photons, %2 beams, %3, %4").arg(run).arg(request->beams.size())
-                   .arg(QString::fromStdString(set.dose.backend).toUpper(), when);
+    set.name = tr("Dose %1: photons, %2, %3, %4").arg(run).arg(countOf(qsizetype(request->beams.size()), "beam"),
+                   QString::fromStdString(set.dose.backend).toUpper(), when);
     set.dose.label = set.name.toStdString();
     set.profiles = std::move(result->profiles);
     set.messages = std::move(result->messages);

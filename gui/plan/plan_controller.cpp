@@ -11,6 +11,7 @@
 #include "gui/jobs/job_runner.hpp"
 #include "gui/model/dose_set_store.hpp"
 #include "gui/model/plan_model.hpp"
+#include "gui/model/plural.hpp"
 #include "gui/model/view_state.hpp"
 #include "proton/proton_dose.hpp"
 #include "raytrace/raytrace.hpp"
@@ -129,11 +130,9 @@ Job* PlanController::generateSpots(int beamIndex, const QString& targetName,
     for (int i = 0; i < plan_->beamCount(); ++i) {
       if (QString::fromStdString(plan_->beam(i).beam.name) != beamName) continue;
       for (const auto& m : result->messages) emit message(QString::fromStdString(m));
-      emit message(tr("%1: %2 layers, %3 spots on %4")
-                       .arg(beamName)
-                       .arg(result->beam.layers.size())
-                       .arg(result->beam.spotCount())
-                       .arg(targetName));
+      emit message(tr("%1: %2, %3 on %4")
+                       .arg(beamName, countOf(qsizetype(result->beam.layers.size()), "layer"),
+                            countOf(qsizetype(result->beam.spotCount()), "spot"), targetName));
       plan_->setSpots(i, std::move(*result), options, targetName);
       emit spotsGenerated(i);
       return;
@@ -178,10 +177,10 @@ Job* PlanController::computeProtonDose(const DoseRunOptions& options) {
   request->params.cpuThreads = options.cpuThreads;
   auto result = std::make_shared<proton::ProtonDoseResult>();
   const int run = ++runNumber_;
-  Job* job = jobs_->submit(tr("Proton dose %1 (%2 beams, %3 spots)")
+  Job* job = jobs_->submit(tr("Proton dose %1 (%2, %3)")
                                .arg(run)
-                               .arg(request->beams.size())
-                               .arg(plan_->totalSpots()),
+                               .arg(countOf(qsizetype(request->beams.size()), "beam"),
+                                    countOf(qsizetype(plan_->totalSpots()), "spot")),
                            [request, result](const JobControl& jc) {
                              // Depth-dose tables first, a few energies at a time with a cancel
                              // check in between: ProtonMachine::prepare() builds them all in
@@ -213,8 +212,8 @@ Job* PlanController::computeProtonDose(const DoseRunOptions& options) {
     set.dose.computeSeconds = result->elapsedMs / 1000.0;
     set.dose.parameters = std::string("variant=") + toString(request->variant) +
                           "\ndevice=" + result->device;
-    set.name = tr("Dose %1: %2 beams, %3, %4").arg(run).arg(request->beams.size())
-                   .arg(QString::fromStdString(set.dose.backend).toUpper(), when);
+    set.name = tr("Dose %1: %2, %3, %4").arg(run).arg(countOf(qsizetype(request->beams.size()), "beam"),
+                   QString::fromStdString(set.dose.backend).toUpper(), when);
     set.dose.label = set.name.toStdString();
     set.beams = request->beams;
     set.profiles = std::move(result->profiles);

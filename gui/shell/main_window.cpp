@@ -22,6 +22,8 @@
 #include "dicom/synthetic_phantom.hpp"
 #include "gui/jobs/import_dialog.hpp"
 #include "gui/light/light_dose_panel.hpp"
+#include "gui/model/plural.hpp"
+#include "gui/shell/about_dialog.hpp"
 #include "gui/shell/app_paths.hpp"
 #include "gui/shell/planning_workspace.hpp"
 #include "gui/views/patient_tree.hpp"
@@ -159,6 +161,13 @@ void MainWindow::buildActions() {
   reset->setObjectName("actionResetViews");
   for (auto* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
 
+  // The planning workspace added its Plan menu when it was built (before File): move it after
+  // View, so that the bar reads File, View, Plan, Tools, Help as in every desktop application.
+  if (auto* plan = menuBar()->findChild<QMenu*>("menuPlan")) {
+    menuBar()->removeAction(plan->menuAction());
+    menuBar()->addAction(plan->menuAction());
+  }
+
   QMenu* tools = menuBar()->addMenu(tr("&Tools"));
   tools->setObjectName("menuTools");
   auto* light = tools->addAction(tr("&Light dose (MCML)..."), this,
@@ -171,6 +180,10 @@ void MainWindow::buildActions() {
     QMessageBox::information(this, tr("Mouse and keys"), tr(kInteractionHint));
   });
   controls->setObjectName("actionShowControls");
+  help->addSeparator();
+  auto* about = help->addAction(tr("&About Penumbra..."), this, [this] { showAboutDialog(this); });
+  about->setObjectName("actionAbout");
+  about->setMenuRole(QAction::AboutRole);
 
   QToolBar* bar = addToolBar(tr("Main"));
   bar->setObjectName("mainToolBar");
@@ -368,10 +381,10 @@ void MainWindow::onImportFinished(std::shared_ptr<io::PatientImportResult> resul
   rebuildRecentMenu();
   const QString name = QString::fromStdString(patient->name);
   setWindowTitle(tr("Penumbra - %1").arg(name.isEmpty() ? pending_.folder : name));
-  const QString summary = tr("Opened %1: %2, %3 structures, %4 warnings")
-                              .arg(name, QString::fromStdString(patient->ctDescription))
-                              .arg(patient->structures.structures.size())
-                              .arg(result->messages.warnings.size());
+  const QString summary = tr("Opened %1: %2, %3, %4")
+                              .arg(name, QString::fromStdString(patient->ctDescription),
+                                   countOf(qsizetype(patient->structures.structures.size()), "structure"),
+                                   countOf(qsizetype(result->messages.warnings.size()), "warning"));
   log(summary);
   statusBar()->showMessage(summary, 8000);
   cursorInfo_->setText(tr("Move the mouse over a slice view"));

@@ -15,6 +15,7 @@
 #include "gui/jobs/job_runner.hpp"
 #include "gui/model/dose_set_store.hpp"
 #include "gui/model/plan_model.hpp"
+#include "gui/model/plural.hpp"
 #include "gui/model/view_state.hpp"
 #include "gui/shell/case_session.hpp"
 #include "gui/shell/main_window.hpp"
@@ -177,7 +178,7 @@ void PlanFileActions::applyOpenedCase() {
     if (QFileInfo::exists(file)) importRtDose(file);
     else emit message(tr("Case: dose file %1 not found; skipped.").arg(file));
   }
-  const QString text = tr("Case %1 opened: %2 beams, %3 spots").arg(pendingCasePath_).arg(beams).arg(ws_->plan()->totalSpots());
+  const QString text = tr("Case %1 opened: %2, %3").arg(pendingCasePath_, countOf(beams, "beam"), countOf(qsizetype(ws_->plan()->totalSpots()), "spot"));
   emit message(text);
   emit caseOpened(true, text);
 }
@@ -299,7 +300,7 @@ Job* PlanFileActions::exportRtPlan(const QString& path) {
   connect(job, &Job::succeeded, this, [this, result, path, n = beams.size()] {
     if (studyUid_.empty()) studyUid_ = result->studyInstanceUid;
     for (const auto& w : result->warnings) emit message(tr("RT Plan: %1").arg(QString::fromStdString(w)));
-    emit message(tr("RT Plan written to %1 (%2 photon beams)").arg(path).arg(n));
+    emit message(tr("RT Plan written to %1 (%2)").arg(path, countOf(qsizetype(n), "photon beam")));
     emit exported(path);
   });
   connect(job, &Job::failed, this, [this, job] { showError(tr("Export RT Plan failed"), job->errorMessage()); });

@@ -18,6 +18,7 @@
 #include "gui/model/dose_display_settings.hpp"
 #include "gui/model/dose_set_store.hpp"
 #include "gui/model/plan_model.hpp"
+#include "gui/model/plural.hpp"
 #include "gui/optimise/optimise_controller.hpp"
 #include "gui/optimise/optimise_panel.hpp"
 #include "gui/overlays/beam_display.hpp"
@@ -89,7 +90,8 @@ PlanningWorkspace::PlanningWorkspace(QMainWindow* window, ViewState* state,
 QString PlanningWorkspace::beamSummary(const PlannedBeam& beam) {
   const auto& p = beam.beam;
   if (!beam.isPhoton())
-    return tr("G%1 C%2, %3 layers, %4 spots").arg(p.gantryDeg).arg(p.couchDeg).arg(p.layers.size()).arg(p.spotCount());
+    return tr("G%1 C%2, %3, %4").arg(p.gantryDeg).arg(p.couchDeg).arg(countOf(qsizetype(p.layers.size()), "layer"),
+                                                                    countOf(qsizetype(p.spotCount()), "spot"));
   // The field: the jaw opening, or the aperture's target when a conformal aperture shapes it.
   const PhotonField& f = beam.photon;
   const QString field = !f.beam.aperture.empty()
@@ -118,7 +120,7 @@ void PlanningWorkspace::refreshPlanBranch() {
     new QTreeWidgetItem(branch, {set->name, tr("max %1 Gy").arg(set->maxGy, 0, 'f', 2)});
   }
   branch->setText(1, plan_->beamCount() == 0 ? tr("no beams yet")
-                                             : tr("%1 beams, %2 doses").arg(plan_->beamCount()).arg(store_->count()));
+                                             : tr("%1, %2").arg(countOf(plan_->beamCount(), "beam"), countOf(store_->count(), "dose")));
   branch->setExpanded(true);
 }
 

@@ -1,0 +1,164 @@
+// Issue 12 ("Trust at first glance"), item 6, in the real main window:
+//  - the menu bar reads File, View, Plan, Tools, Help; Help > About names the version, the
+//    build options, the GPU and the data licences;
+//  - after the demo plan no text on screen says "1 beams", "1 runs", ... (counts agree with
+//    their noun).
+// Waits on signals and conditions, never on fixed sleeps.
+#include <cmath>
+#include <memory>
+
+#include <QAbstractButton>
+#include <QApplication>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QFile>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QRegularExpression>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTreeWidget>
+
+#include "core/device.hpp"
+#include "gui/dose/dvh_panel.hpp"
+#include "gui/dose/dvh_store.hpp"
+#include "gui/dose/profiling_panel.hpp"
+#include "gui/jobs/job_runner.hpp"
+#include "gui/model/dose_set_store.hpp"
+#include "gui/model/plan_model.hpp"
+#include "gui/plan/plan_controller.hpp"
+#include "gui/shell/about_dialog.hpp"
+#include "gui/shell/main_window.hpp"
+#include "gui/shell/planning_workspace.hpp"
+#include "gui/views/vtk_view.hpp"
+#include "gui_test_support.hpp"
+
+using namespace penumbra;
+using namespace penumbra::gui;
+using penumbra::test::find;
+
+namespace {
+constexpr int kImportTimeoutMs = 120000;
+constexpr int kJobTimeoutMs = 600000;
+const QSize kRequested(1280, 800);
+
+/// Every text a user can read in `root`'s widgets (labels, buttons, lists, trees, tables,
+/// combo boxes, the message log, dock titles).
+QStringList visibleTexts(QWidget* root) {
+  QStringList out;
+  for (auto* w : root->findChildren<QLabel*>()) out << w->text();
+  for (auto* w : root->findChildren<QAbstractButton*>()) out << w->text();
+  for (auto* w : root->findChildren<QDockWidget*>()) out << w->windowTitle();
+  for (auto* w : root->findChildren<QPlainTextEdit*>()) out << w->toPlainText().split('\n');
+  for (auto* w : root->findChildren<QComboBox*>())
+    for (int i = 0; i < w->count(); ++i) out << w->itemText(i);
+  for (auto* w : root->findChildren<QListWidget*>())
+    for (int i = 0; i < w->count(); ++i) out << w->item(i)->text();
+  for (auto* w : root->findChildren<QTableWidget*>())
+    for (int r = 0; r < w->rowCount(); ++r)
+      for (int c = 0; c < w->columnCount(); ++c)
+        if (w->item(r, c)) out << w->item(r, c)->text();
+  for (auto* w : root->findChildren<QTreeWidget*>())
+    for (QTreeWidgetItemIterator it(w); *it; ++it)
+      for (int c = 0; c < w->columnCount(); ++c) out << (*it)->text(c);
+  return out;
+}
+}  // namespace
+
+class FirstGlanceTest : public QObject {
+  Q_OBJECT
+
+private slots:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    if (!test::haveData("phantoms/BOXPHANTOM"))
+      QSKIP(qPrintable("test data not found: " + test::boxPhantomFolder() + " (set PENUMBRA_TEST_DATA)"));
+    window_ = std::make_unique<MainWindow>();
+    window_->resize(kRequested);  // as penumbra --window-size 1280x800
+    window_->show();
+    QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+    ws_ = window_->planning();
+    ws_->controller()->setShowErrorDialogs(false);
+    QVERIFY(test::openBoxPhantom(*window_, kImportTimeoutMs));
+  }
+
+  void menusStartWithFile() {
+    QStringList titles;
+    for (QAction* a : window_->menuBar()->actions())
+      if (a->menu()) titles << a->menu()->objectName();
+    QCOMPARE(titles, (QStringList{"menuFile", "menuView", "menuPlan", "menuTools", "menuHelp"}));
+  }
+
+  void aboutNamesVersionBuildGpuAndLicences() {
+    auto* about = find<QAction>(window_.get(), "actionAbout");
+    QVERIFY(about);
+    QVERIFY(find<QMenu>(window_.get(), "menuHelp")->actions().contains(about));
+    about->trigger();
+    QMessageBox* box = nullptr;
+    QTRY_VERIFY((box = window_->findChild<QMessageBox*>("aboutDialog")) && box->isVisible());
+    const QString text = box->text();
+    QVERIFY2(text.contains(QApplication::applicationVersion().isEmpty() ? QString("Penumbra")
+                                                                         : QApplication::applicationVersion()),
+             qPrintable(text));
+    QVERIFY2(text.contains("DICOM on"), qPrintable(text));
+    QVERIFY2(text.contains(builtWithCuda() ? "CUDA on" : "CUDA off"), qPrintable(text));
+    QVERIFY2(text.contains("GPU:"), qPrintable(text));
+    QVERIFY2(text.contains("BSD 3-Clause") && text.contains("matRad") && text.contains("AGPL-3.0"), qPrintable(text));
+    box->close();
+  }
+
+  void demoPlanRuns() {
+    QSignalSpy planned(ws_, &PlanningWorkspace::demoPlanFinished);
+    QVERIFY(ws_->runDemoPlan(90));
+    QTRY_COMPARE_WITH_TIMEOUT(planned.count(), 1, kJobTimeoutMs);
+    QVERIFY2(planned.first().first().toBool(), qPrintable(planned.first().at(1).toString()));
+    const auto set = ws_->doseSets()->current();
+    QVERIFY(set);
+    QTRY_VERIFY_WITH_TIMEOUT(ws_->dvhs()->forDoseSet(set->id) && !ws_->dvhs()->isBusy(), kJobTimeoutMs);
+  }
+
+  void countsAgreeWithTheirNouns() {
+    const QRegularExpression wrong(
+        "\\b1 (beams|spots|layers|runs|doses|dose sets|curves|iterations|records|structures|warnings|files|slices|"
+        "problems|photon beams|fractions)\\b");
+    QStringList bad;
+    for (const QString& t : visibleTexts(window_.get()))
+      if (wrong.match(t).hasMatch()) bad << t;
+    QVERIFY2(bad.isEmpty(), qPrintable(bad.join(" | ")));
+    // And the singular is there: one beam, one run of the engine.
+    const auto set = ws_->doseSets()->current();
+    QVERIFY2(set->name.contains("1 beam,"), qPrintable(set->name));
+    auto* summary = find<QLabel>(window_.get(), "profileSummaryLabel");
+    QVERIFY(summary);
+    QVERIFY2(summary->text().endsWith("from 1 run"), qPrintable(summary->text()));
+  }
+
+  void cleanupTestCase() {
+    if (ws_) ws_->jobs()->cancelAll();
+    window_.reset();
+  }
+
+private:
+  std::unique_ptr<MainWindow> window_;
+  PlanningWorkspace* ws_ = nullptr;
+};
+
+int main(int argc, char** argv) {
+  VtkView::setDefaultSurfaceFormat();
+  QApplication app(argc, argv);
+  QApplication::setOrganizationName("PenumbraTest");
+  QApplication::setApplicationName("penumbra-gui-test");
+  FirstGlanceTest test;
+  return QTest::qExec(&test, argc, argv);
+}
+
+#include "test_first_glance.moc"
