@@ -109,7 +109,7 @@ QWidget* DosePanel::buildSetBox() {
   form->addRow(info_);
   prescription_ = new QDoubleSpinBox;
   prescription_->setObjectName("prescriptionSpin");
-  prescription_->setRange(0.01, 100);
+  prescription_->setRange(0.01, 1000);  // totals of imported plans too (e.g. 62 Gy in 5 fractions)
   prescription_->setDecimals(2);
   prescription_->setSuffix(tr(" Gy"));
   prescription_->setValue(plan_->prescriptionGy());
@@ -134,7 +134,13 @@ QWidget* DosePanel::buildSetBox() {
   connect(sets_, &QComboBox::activated, store_, &DoseSetStore::setCurrentIndex);
   connect(prescription_, &QDoubleSpinBox::valueChanged, plan_, &PlanModel::setPrescriptionGy);
   connect(plan_, &PlanModel::prescriptionChanged, prescription_, [this](double gy) {
-    if (prescription_->value() != gy) prescription_->setValue(gy);
+    // Blocked: the spin box shows 2 decimals, and its rounded value must not replace the
+    // plan's (30.826 Gy from an RT Plan) nor clear where it came from.
+    const QSignalBlocker block(prescription_);
+    prescription_->setValue(gy);
+    prescription_->setToolTip(plan_->prescriptionSource().isEmpty()
+                                  ? tr("Doses are shown in % of this dose")
+                                  : tr("%1 Gy from %2").arg(gy, 0, 'g', 6).arg(plan_->prescriptionSource()));
   });
   connect(normalise, &QPushButton::clicked, this, &DosePanel::normalise);
   return box;

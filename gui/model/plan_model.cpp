@@ -269,9 +269,14 @@ bool PlanModel::setEngineWeights(const std::vector<double>& weights) {
   return true;
 }
 
-void PlanModel::setPrescriptionGy(double gy) {
-  if (!(gy > 0) || std::abs(gy - prescriptionGy_) < 1e-12) return;
+void PlanModel::setPrescriptionGy(double gy) { setPrescription(gy, {}); }
+
+void PlanModel::setPrescription(double gy, const QString& source) {
+  if (!(gy > 0)) return;
+  const bool sameDose = std::abs(gy - prescriptionGy_) < 1e-12;
+  if (sameDose && source == prescriptionSource_) return;
   prescriptionGy_ = gy;
+  prescriptionSource_ = source;
   emit prescriptionChanged(gy);
 }
 

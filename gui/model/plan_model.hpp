@@ -125,9 +125,17 @@ public:
   /// skipped), e.g. from an optimiser. False (nothing changed) when the count differs.
   bool setEngineWeights(const std::vector<double>& weights);
 
-  /// Prescription dose per fraction [Gy]; isodose levels are % of it.
+  /// The prescription [Gy] doses are shown against: isodose levels, V95/V107 and the cursor
+  /// read-out are % of it. For the plan's own doses (one fraction) the dose per fraction; for
+  /// an imported RT Dose what that dose sums (the plan's total for a PLAN dose).
   double prescriptionGy() const { return prescriptionGy_; }
+  /// Where the prescription came from, for the user ("RP1.2.dcm, DoseReference 'PTV'"; empty:
+  /// the default or typed in the Dose panel).
+  QString prescriptionSource() const { return prescriptionSource_; }
+  /// Sets the prescription (ignored unless > 0) and clears its source.
   void setPrescriptionGy(double gy);
+  /// Sets the prescription and says where it came from.
+  void setPrescription(double gy, const QString& source);
 
 signals:
   void beamAdded(int index);
@@ -150,6 +158,7 @@ private:
   std::vector<PlannedBeam> beams_;
   int current_ = -1;
   double prescriptionGy_ = 2.0;
+  QString prescriptionSource_;
 };
 
 }  // namespace penumbra::gui

@@ -61,6 +61,7 @@ MainWindow::MainWindow(QWidget* parent)
   connect(job_, &ImportJob::cancelled, this, &MainWindow::onJobCancelled);
   connect(job_, &ImportJob::progress, this, &MainWindow::onJobProgress);
   connect(state_, &ViewState::windowLevelChanged, this, &MainWindow::syncPresetCombo);
+  connect(state_, &ViewState::sceneChanged, this, &MainWindow::onSceneChanged);
   connect(view3d_, &View3D::surfacesBuilt, this, [this](bool ok, const QString& message) {
     log(message);
     statusBar()->showMessage(message, 5000);
@@ -89,6 +90,17 @@ SliceView* MainWindow::sliceView(SliceOrientation o) const {
 ImportDialog* MainWindow::importDialog() const { return importDialog_.data(); }
 
 bool MainWindow::isBusy() const { return job_->isBusy() || importDialog_; }
+
+void MainWindow::onSceneChanged() {
+  // Any patient, a CT or a dose shown without one (--open-dose): the status bar stops saying
+  // "No patient".
+  if (!state_->scene()) {
+    cursorInfo_->setText(tr("No patient"));
+    return;
+  }
+  cursorInfo_->setText(tr("Move the mouse over a slice view"));
+  if (statusBar()->currentMessage().startsWith(tr("No patient"))) statusBar()->clearMessage();
+}
 
 void MainWindow::buildViews() {
   auto* central = new QWidget;

@@ -102,6 +102,7 @@ private:
   void showError(const QString& title, const QString& text, const QString& details = {});
   void log(const QString& line);
   void syncPresetCombo();
+  void onSceneChanged();
 
   ViewState* state_;
   ImportJob* job_;

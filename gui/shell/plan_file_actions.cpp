@@ -1,15 +1,23 @@
 #include "gui/shell/plan_file_actions.hpp"
 
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QDir>
+#include <QDoubleSpinBox>
 #include <QFileInfo>
+#include <QFormLayout>
+#include <QLabel>
 #include <QMainWindow>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QRegularExpression>
+#include <QVBoxLayout>
 
 #include "case/case_file.hpp"
 #include "dicom/rt_dose_reader.hpp"
 #include "dicom/rt_dose_writer.hpp"
 #include "dicom/rt_ion_plan_writer.hpp"
+#include "dicom/rt_plan_prescription.hpp"
 #include "dicom/rt_plan_writer.hpp"
 #include "gui/dose/dose_panel.hpp"
 #include "gui/jobs/job_runner.hpp"
@@ -313,11 +321,17 @@ Job* PlanFileActions::importRtDose(const QString& file) {
   const auto& scene = window_->viewState()->scene();
   if (!scene) return openDoseWithoutCt(QFileInfo(file).absolutePath());
   auto result = std::make_shared<io::RtDoseImport>();
+  auto rx = std::make_shared<io::PlanPrescription>();
   const std::string path = file.toStdString();
+  const std::string folder = QFileInfo(file).absolutePath().toStdString();
   Job* job = ws_->jobs()->submit(tr("Import RT Dose %1").arg(QFileInfo(file).fileName()),
-                                 [path, result](const JobControl&) { *result = io::readRtDose(path); });
+                                 [path, folder, result, rx](const JobControl&) {
+                                   *result = io::readRtDose(path);
+                                   // Its plan: the one it references, in its own folder.
+                                   if (result->ok()) *rx = findPrescription(folder, result->info, false);
+                                 });
   const std::weak_ptr<const Patient> forPatient = scene->sharedPatient();
-  connect(job, &Job::succeeded, this, [this, result, file, forPatient] {
+  connect(job, &Job::succeeded, this, [this, result, rx, file, forPatient] {
     const auto& now = window_->viewState()->scene();
     if (!now || now->sharedPatient() != forPatient.lock()) return;  // another patient since
     for (const auto& w : result->messages.warnings) emit message(tr("RT Dose: %1").arg(QString::fromStdString(w)));
@@ -342,6 +356,7 @@ Job* PlanFileActions::importRtDose(const QString& file) {
     if (set.dose.unit != "Gy") emit message(tr("%1: dose in %2, not Gy").arg(set.name, QString::fromStdString(set.dose.unit)));
     const int index = ws_->doseSets()->add(std::move(set));
     emit message(tr("%1: max %2 Gy").arg(ws_->doseSets()->at(index)->name).arg(ws_->doseSets()->at(index)->maxGy, 0, 'f', 3));
+    applyPrescription(*rx, result->info, {}, {});
     emit doseImported(index);
   });
   connect(job, &Job::failed, this, [this, job] { showError(tr("Import RT Dose failed"), job->errorMessage()); });
@@ -350,10 +365,16 @@ Job* PlanFileActions::importRtDose(const QString& file) {
 
 Job* PlanFileActions::openDoseWithoutCt(const QString& folder) {
   auto result = std::make_shared<io::DoseStructuresImport>();
+  auto rx = std::make_shared<io::PlanPrescription>();
   const std::string path = folder.toStdString();
   Job* job = ws_->jobs()->submit(tr("Import doses and structures from %1").arg(QDir(folder).dirName()),
-                                 [path, result](const JobControl& jc) { *result = io::importDoseAndStructures(path, {}, jc); });
-  connect(job, &Job::succeeded, this, [this, result, folder] {
+                                 [path, result, rx](const JobControl& jc) {
+                                   *result = io::importDoseAndStructures(path, {}, jc);
+                                   // The plan of the first dose (the one shown), anywhere in the folder.
+                                   if (result->ok() && !result->hasCt)
+                                     *rx = findPrescription(path, result->doses.front().info, true);
+                                 });
+  connect(job, &Job::succeeded, this, [this, result, rx, folder] {
     for (const auto& w : result->messages.warnings) emit message(tr("import: %1").arg(QString::fromStdString(w)));
     if (!result->ok())
       return showError(tr("Import RT Dose failed"), tr("%1: %2").arg(folder, joined(result->messages.errors)));
@@ -364,13 +385,15 @@ Job* PlanFileActions::openDoseWithoutCt(const QString& folder) {
       window_->openFolder(folder, {}, MainWindow::ImportConfirm::Auto);
       return;
     }
-    showDoseOnlyPatient(*result, folder);
+    const QString note = showDoseOnlyPatient(*result, folder);
+    applyPrescription(*rx, result->doses.front().info, tr("Opened without CT"), note);
+    emit doseOnlyOpened(note);
   });
   connect(job, &Job::failed, this, [this, job] { showError(tr("Import RT Dose failed"), job->errorMessage()); });
   return job;
 }
 
-void PlanFileActions::showDoseOnlyPatient(const io::DoseStructuresImport& import, const QString& folder) {
+QString PlanFileActions::showDoseOnlyPatient(const io::DoseStructuresImport& import, const QString& folder) {
   // A blank CT (air) on the first dose's grid: the views, contours and DVHs work as usual; the
   // structure masks are already on that grid (importDoseAndStructures).
   const DoseVolume& first = import.doses.front().dose;
@@ -400,14 +423,103 @@ void PlanFileActions::showDoseOnlyPatient(const io::DoseStructuresImport& import
     set.messages = r.messages.warnings;
     ws_->doseSets()->add(std::move(set));
   }
-  showNote(tr("Opened without CT"),
-           tr("%1\n\n%2: %3 doses, %4 structures. Isodose levels and V95/V107 are in % of the prescription "
-              "(now %5 Gy): set the plan's prescription in the Dose panel.")
-               .arg(note, folder)
-               .arg(import.doses.size())
-               .arg(import.structures.structures.size())
-               .arg(ws_->plan()->prescriptionGy(), 0, 'f', 2));
-  emit doseOnlyOpened(note);
+  emit message(note);
+  return tr("%1\n\n%2: %3, %4. Isodose levels and V95/V107 are in % of the prescription.")
+      .arg(note, folder, countOf(import.doses.size(), "dose"), countOf(import.structures.structures.size(), "structure"));
+}
+
+// ---- prescription of an imported dose -------------------------------------------------------
+
+io::PlanPrescription PlanFileActions::findPrescription(const std::string& folder, const io::RtDoseInfo& dose,
+                                                       bool recursive) {
+  try {
+    return io::findPlanPrescription(folder, dose.referencedPlanSopInstanceUid, recursive);
+  } catch (const std::exception& e) {
+    io::PlanPrescription none;
+    none.messages.warn(e.what());
+    return none;
+  }
+}
+
+void PlanFileActions::applyPrescription(const io::PlanPrescription& rx, const io::RtDoseInfo& dose,
+                                        const QString& noteTitle, const QString& note) {
+  const QString doseName = QFileInfo(QString::fromStdString(dose.file)).fileName();
+  const QString planName = QFileInfo(QString::fromStdString(rx.file)).fileName();
+  QStringList planNotes;
+  for (const auto& w : rx.messages.warnings) planNotes << QString::fromStdString(w);
+  for (const auto& e : rx.messages.errors) planNotes << QString::fromStdString(e);
+  for (const QString& n : planNotes) emit message(tr("RT Plan: %1").arg(n));
+  std::string how;
+  const double gy = io::prescriptionForDose(rx, dose.doseSummationType, &how);
+  if (gy > 0) {
+    const QString source = QString::fromStdString(rx.sourceText);
+    ws_->plan()->setPrescription(gy, tr("%1, %2").arg(planName, source));
+    const QString text =
+        tr("Prescription %1 Gy from %2 (%3): %4").arg(gy, 0, 'f', 1).arg(planName, source, QString::fromStdString(how));
+    emit message(text);
+    emit prescriptionResolved(gy, true, text);
+    if (!note.isEmpty()) showNote(noteTitle, note + "\n\n" + text);
+    return;
+  }
+  const QString why = rx.file.empty() ? tr("no RT Plan of this dose was found") : tr("its RT Plan %1 states none").arg(planName);
+  const QString text = tr("No prescription for %1: %2.").arg(doseName, why);
+  if (showDialogs_) {
+    QString details = text;
+    if (!planNotes.isEmpty()) details += "\n- " + planNotes.join("\n- ");
+    details += "\n\n" + tr("Dose maximum: %1 %2 (%3). Enter the prescription the dose is to be shown against:")
+                            .arg(dose.maxDose, 0, 'f', 2)
+                            .arg(QString::fromStdString(dose.doseUnits), QString::fromStdString(dose.doseSummationType));
+    askPrescription(noteTitle.isEmpty() ? tr("Prescription") : noteTitle, note.isEmpty() ? details : note + "\n\n" + details,
+                    doseName);
+    return;
+  }
+  const double kept = ws_->plan()->prescriptionGy();
+  const QString keptText = text + tr(" Doses are shown against %1 Gy (kept); set the prescription in the Dose panel.").arg(kept, 0, 'f', 2);
+  emit message(keptText);
+  emit prescriptionResolved(kept, false, keptText);
+}
+
+void PlanFileActions::askPrescription(const QString& title, const QString& text, const QString& doseName) {
+  auto* dialog = new QDialog(window_);
+  dialog->setObjectName("prescriptionDialog");
+  dialog->setWindowTitle(title);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  auto* layout = new QVBoxLayout(dialog);
+  auto* label = new QLabel(text);
+  label->setObjectName("prescriptionDialogText");
+  label->setWordWrap(true);
+  label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  label->setMinimumWidth(480);
+  layout->addWidget(label);
+  auto* form = new QFormLayout;
+  auto* spin = new QDoubleSpinBox;
+  spin->setObjectName("prescriptionDialogSpin");
+  spin->setRange(0.01, 1000);
+  spin->setDecimals(2);
+  spin->setSuffix(tr(" Gy"));
+  spin->setValue(ws_->plan()->prescriptionGy());
+  form->addRow(tr("Prescription"), spin);
+  layout->addLayout(form);
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+  buttons->button(QDialogButtonBox::Cancel)->setText(tr("Keep %1 Gy").arg(ws_->plan()->prescriptionGy(), 0, 'f', 2));
+  layout->addWidget(buttons);
+  connect(buttons, &QDialogButtonBox::accepted, dialog, &QDialog::accept);
+  connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::reject);
+  connect(dialog, &QDialog::accepted, this, [this, spin, doseName] {
+    const double gy = spin->value();
+    ws_->plan()->setPrescription(gy, tr("entered for %1").arg(doseName));
+    const QString text = tr("Prescription %1 Gy entered for %2").arg(gy, 0, 'f', 2).arg(doseName);
+    emit message(text);
+    emit prescriptionResolved(gy, false, text);
+  });
+  connect(dialog, &QDialog::rejected, this, [this, doseName] {
+    const double gy = ws_->plan()->prescriptionGy();
+    const QString text = tr("No prescription for %1: doses are shown against %2 Gy (kept).").arg(doseName).arg(gy, 0, 'f', 2);
+    emit message(text);
+    emit prescriptionResolved(gy, false, text);
+  });
+  lastDialog_ = dialog;
+  dialog->open();  // window-modal, non-blocking
 }
 
 }  // namespace penumbra::gui

@@ -14,11 +14,18 @@
 ///   Open RT Dose + structures (no CT)... a folder with doses and a structure set but no CT
 ///                                        (the importer's note is shown) opens on a blank CT
 ///                                        made on the dose grid.
+/// An imported dose is shown against its plan's prescription: the RT Plan it references (or
+/// the only one) in its folder is read (io/dicom/rt_plan_prescription.hpp) and the plan's
+/// prescription set from it, in the dose's terms (the total for a PLAN dose, per fraction for a
+/// FRACTION dose), with a message naming the file and the dose reference. Without one the user
+/// is asked ("prescriptionDialog"); with dialogs off (batch mode, tests) the prescription is
+/// kept and the message says so. prescriptionResolved() tells the outcome.
 /// Every write goes through the io functions, which write atomically; errors reach the user in
 /// a dialog ("fileErrorDialog"). The methods below are what the menu calls after its file
 /// dialogs; tests call them directly.
 #include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <QObject>
@@ -34,6 +41,8 @@ class QWidget;
 namespace penumbra::io {
 struct CaseFile;
 struct DoseStructuresImport;
+struct PlanPrescription;
+struct RtDoseInfo;
 }
 
 namespace penumbra::gui {
@@ -95,6 +104,9 @@ signals:
   void doseOnlyOpened(const QString& note);
   /// Any of the operations failed; the message was shown.
   void failed(const QString& message);
+  /// After a dose import: the prescription is `gy`, read from the dose's RT Plan (fromPlan) or
+  /// kept / entered by the user; `text` says which, for the status bar and batch output.
+  void prescriptionResolved(double gy, bool fromPlan, const QString& text);
 
 private:
   void chooseSaveCase();
@@ -106,7 +118,15 @@ private:
   void chooseOpenDoseWithoutCt();
   QString askSaveFile(const QString& title, const QString& name, const QString& filter);
   void applyOpenedCase();
-  void showDoseOnlyPatient(const io::DoseStructuresImport& import, const QString& folder);
+  /// Shows the dose-only patient; returns the note for the user (no dialog).
+  QString showDoseOnlyPatient(const io::DoseStructuresImport& import, const QString& folder);
+  /// Sets the plan's prescription from `rx` for a dose described by `dose`, or asks the user
+  /// (dialogs on) or keeps it (dialogs off). `note` (may be empty) is shown above the question.
+  void applyPrescription(const io::PlanPrescription& rx, const io::RtDoseInfo& dose, const QString& noteTitle,
+                         const QString& note);
+  void askPrescription(const QString& title, const QString& text, const QString& doseName);
+  /// findPlanPrescription() that never throws (a missing folder becomes a warning); worker-safe.
+  static io::PlanPrescription findPrescription(const std::string& folder, const io::RtDoseInfo& dose, bool recursive);
   void showError(const QString& title, const QString& text);
   void showNote(const QString& title, const QString& text);
   void updateActions();

@@ -3,6 +3,7 @@
 #include <QAction>
 #include <QComboBox>
 #include <QDockWidget>
+#include <QFontMetrics>
 #include <QLabel>
 #include <QMainWindow>
 #include <QMenuBar>
@@ -69,6 +70,13 @@ PlanningWorkspace::PlanningWorkspace(QMainWindow* window, ViewState* state,
   doseInfo_->setObjectName("doseInfoLabel");
   doseInfo_->setMinimumWidth(190);
   window->statusBar()->addPermanentWidget(doseInfo_);
+  // The prescription every % on screen refers to, and where it came from (an imported dose's
+  // RT Plan, typed by the user, or the default).
+  prescriptionInfo_ = new QLabel;
+  prescriptionInfo_->setObjectName("prescriptionLabel");
+  window->statusBar()->addPermanentWidget(prescriptionInfo_);
+  connect(plan_, &PlanModel::prescriptionChanged, this, &PlanningWorkspace::showPrescription);
+  showPrescription();
 
   buildDocks(window);
   buildMenu(window);
@@ -214,6 +222,19 @@ void PlanningWorkspace::onSceneChanged() {
   plan_->clear();
   store_->clear();
   doseInfo_->clear();
+  // The value carries over to the next patient; the file it came from does not.
+  plan_->setPrescription(plan_->prescriptionGy(), {});
+}
+
+void PlanningWorkspace::showPrescription() {
+  const QString source = plan_->prescriptionSource();
+  const QString gy = QString::number(plan_->prescriptionGy(), 'f', 2);
+  const QFontMetrics fm(prescriptionInfo_->font());
+  prescriptionInfo_->setText(source.isEmpty() ? tr("Rx %1 Gy").arg(gy)
+                                              : tr("Rx %1 Gy: %2").arg(gy, fm.elidedText(source, Qt::ElideMiddle, 260)));
+  prescriptionInfo_->setToolTip(source.isEmpty()
+                                    ? tr("Prescription (Dose panel): isodose levels, V95/V107 and the read-out are % of it")
+                                    : tr("Prescription %1 Gy from %2").arg(gy, source));
 }
 
 void PlanningWorkspace::showDoseAt(double i, double j, double k) {

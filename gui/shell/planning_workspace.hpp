@@ -103,6 +103,7 @@ private:
   void buildMenu(QMainWindow* window);
   void onSceneChanged();
   void showDoseAt(double i, double j, double k);
+  void showPrescription();
   /// Beams and dose sets listed under the patient tree's Plan branch.
   void refreshPlanBranch();
 
@@ -127,6 +128,7 @@ private:
   DoseSurfaceDisplay* surfaces_ = nullptr;
   QObject* beams3d_ = nullptr;
   QLabel* doseInfo_ = nullptr;
+  QLabel* prescriptionInfo_ = nullptr;
   QPointer<PatientTree> tree_;
   std::array<double, 3> lastCursor_{-1e9, -1e9, -1e9};
 };
