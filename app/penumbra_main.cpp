@@ -6,6 +6,10 @@
 // Without --open and --no-demo the BOXPHANTOM demo case is opened at start (app_paths.hpp).
 // The batch options wait until the case is imported and all views (3D surfaces included) are
 // on screen, do their work (gui/batch_runner.hpp), and exit: 0 on success, non-zero on failure.
+// Batch runs never wait on a dialog (MainWindow::setBatchMode): a folder with several CT series
+// imports the first (said on stdout; --series picks another), a folder that cannot be opened
+// exits 1 with the reason on stderr, and an imported dose without a prescription in its RT Plan
+// keeps the default one (said on stdout).
 #include <cstdio>
 
 #include <QApplication>
@@ -95,6 +99,19 @@ int main(int argc, char** argv) {
   penumbra::gui::BatchRunner runner(&w, options);
 
   if (batch) {
+    w.setBatchMode(true);
+    auto print = [](const QString& text) {
+      std::printf("%s\n", qPrintable(text));
+      std::fflush(stdout);
+    };
+    QObject::connect(&w, &MainWindow::notice, &app, print);
+    auto* files = w.planning()->fileActions();
+    QObject::connect(files, &penumbra::gui::PlanFileActions::prescriptionResolved, &app,
+                     [print](double, bool, const QString& text) { print(text); });
+    QObject::connect(files, &penumbra::gui::PlanFileActions::failed, &app, [&](const QString& message) {
+      std::fprintf(stderr, "penumbra: %s\n", qPrintable(message));
+      app.exit(1);
+    });
     QObject::connect(&runner, &penumbra::gui::BatchRunner::done, &app, [&](int code) { app.exit(code); });
     QObject::connect(&w, &MainWindow::sceneReady, &app, [&] {
       // Let the first frames of every view be painted before grabbing or timing.

@@ -25,6 +25,7 @@
 #include "gui/model/plural.hpp"
 #include "gui/shell/about_dialog.hpp"
 #include "gui/shell/app_paths.hpp"
+#include "gui/shell/plan_file_actions.hpp"
 #include "gui/shell/planning_workspace.hpp"
 #include "gui/views/patient_tree.hpp"
 #include "gui/views/slice_view.hpp"
@@ -90,6 +91,11 @@ SliceView* MainWindow::sliceView(SliceOrientation o) const {
 ImportDialog* MainWindow::importDialog() const { return importDialog_.data(); }
 
 bool MainWindow::isBusy() const { return job_->isBusy() || importDialog_; }
+
+void MainWindow::setBatchMode(bool on) {
+  batchMode_ = on;
+  if (PlanFileActions* files = planning_->fileActions()) files->setShowDialogs(!on);
+}
 
 void MainWindow::onSceneChanged() {
   // Any patient, a CT or a dose shown without one (--open-dose): the status bar stops saying
@@ -260,6 +266,11 @@ void MainWindow::log(const QString& line) {
 
 void MainWindow::showError(const QString& title, const QString& text, const QString& details) {
   log(title + ": " + text);
+  if (batchMode_) {
+    statusBar()->showMessage(title, 8000);
+    emit importFailed(text);
+    return;
+  }
   // Non-modal so that the application (and a GUI test) keeps running while it is shown.
   auto* box = new QMessageBox(QMessageBox::Critical, title, text, QMessageBox::Ok, this);
   box->setObjectName("errorMessageBox");
@@ -341,13 +352,40 @@ void MainWindow::onScanFinished(std::shared_ptr<const io::DicomScan> scan) {
   int ctSeries = 0;
   for (const auto& s : scan->series) ctSeries += s.modality == "CT";
   if (ctSeries == 0) {
-    return showError(tr("Cannot open folder"),
-                     tr("No DICOM CT series found in %1 (%2 files looked at).")
-                         .arg(pending_.folder)
-                         .arg(scan->filesSeen),
-                     QString::fromStdString(io::dicomDoctorReport(*scan)));
+    QString text = tr("No DICOM CT series found in %1 (%2 looked at).")
+                       .arg(pending_.folder, countOf(scan->filesSeen, "file"));
+    // RT Doses and a structure set without their CT (a planning system's export): they open
+    // on a blank image on the dose grid.
+    const bool hasDose = std::any_of(scan->otherObjects.begin(), scan->otherObjects.end(),
+                                     [](const std::string& o) { return o.rfind("RTDOSE", 0) == 0; });
+    if (hasDose)
+      text += tr(" It holds RT Dose%1 files: open it with File > Open RT Dose and structures without CT "
+                 "(penumbra --open-dose %2).")
+                  .arg(scan->structureSets.empty() ? QString() : tr(" and RT Structure Set"), pending_.folder);
+    return showError(tr("Cannot open folder"), text, QString::fromStdString(io::dicomDoctorReport(*scan)));
   }
-  const bool ask = pending_.confirm == ImportConfirm::Ask || (pending_.seriesKey.isEmpty() && ctSeries > 1);
+  bool ask = pending_.confirm == ImportConfirm::Ask || (pending_.seriesKey.isEmpty() && ctSeries > 1);
+  if (ask && batchMode_) {
+    // No one to answer a dialog: the given series, else the first CT series that can be
+    // imported (the scan lists CT first), and say which.
+    if (pending_.seriesKey.isEmpty()) {
+      const auto first = std::find_if(scan->series.begin(), scan->series.end(),
+                                      [](const io::SeriesInfo& s) { return s.modality == "CT" && s.importable; });
+      if (first == scan->series.end())
+        return showError(tr("Cannot open folder"),
+                         tr("None of the %1 in %2 can be imported (see penumbra-cli inspect).")
+                             .arg(countOf(ctSeries, "CT series", "CT series"), pending_.folder),
+                         QString::fromStdString(io::dicomDoctorReport(*scan)));
+      QStringList keys;
+      for (const auto& s : scan->series)
+        if (s.modality == "CT") keys << QString::fromStdString(s.key);
+      pending_.seriesKey = QString::fromStdString(first->key);
+      emit notice(tr("%1 in %2: importing the first, %3 (%4); choose another with --series KEY (%5)")
+                      .arg(countOf(ctSeries, "CT series", "CT series"), pending_.folder, pending_.seriesKey,
+                           QString::fromStdString(first->description), keys.join(", ")));
+    }
+    ask = false;
+  }
   if (!ask) {
     progress_->setLabelText(tr("Importing"));
     job_->startImport(scan, pending_.seriesKey);

@@ -51,6 +51,13 @@ public:
   ImportDialog* importDialog() const;
   bool isBusy() const;
 
+  /// Batch mode (`penumbra --screenshot ...`): nothing ever waits on a dialog. A folder with
+  /// several CT series imports the first importable one and says so (notice()); errors are
+  /// logged and reported through importFailed() without a message box; the planning file
+  /// actions keep their defaults instead of asking.
+  void setBatchMode(bool on);
+  bool batchMode() const { return batchMode_; }
+
   /// Renders every view now and returns the whole window as an image, GL views included
   /// (composited from each view's framebuffer, which QWidget::grab() may miss).
   QImage grabWindowImage();
@@ -81,6 +88,8 @@ signals:
   /// An open failed; the message was shown to the user; the previous patient is kept.
   void importFailed(const QString& message);
   void importCancelled();
+  /// Something a batch run should print (a choice made for the user, e.g. which CT series).
+  void notice(const QString& text);
 
 private:
   struct PendingOpen {
@@ -120,6 +129,7 @@ private:
   QPointer<ImportDialog> importDialog_;
   PendingOpen pending_;
   PendingOpen loaded_;
+  bool batchMode_ = false;
 };
 
 }  // namespace penumbra::gui
