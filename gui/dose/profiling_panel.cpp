@@ -29,6 +29,9 @@ namespace {
 
 QTableWidgetItem* textItem(const QString& text) { return new QTableWidgetItem(text); }
 
+/// Widest the kernel column starts (the user can widen it).
+constexpr int kKernelColumnMaxPx = 120;
+
 QTableWidgetItem* numberItem(double value, int decimals, bool known = true) {
   auto* item = new QTableWidgetItem(known ? QString::number(value, 'f', decimals) : QString("-"));
   item->setData(Qt::UserRole, known ? QVariant(value) : QVariant());
@@ -58,7 +61,17 @@ ProfilingPanel::ProfilingPanel(DoseSetStore* store, QWidget* parent) : QWidget(p
   table_->verticalHeader()->hide();
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
-  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  // What ran and what it cost first, launch details after: time, GB/s and % of peak stay in
+  // sight in a docked panel at 1280 px (they used to sit right of Registers, off screen). The
+  // columns move only on screen: the Column enum, the item indices and the CSV keep their order.
+  QHeaderView* header = table_->horizontalHeader();
+  const int order[] = {kRun,     kKernel,  kMedianMs, kGBs, kPctPeak, kGflops,   kReps,
+                       kVariant, kBackend, kDevice,   kGrid, kBlock,  kRegisters};
+  for (int v = 0; v < kColumns; ++v) header->moveSection(header->visualIndex(order[v]), v);
+  header->setSectionResizeMode(QHeaderView::ResizeToContents);
+  // Kernel names can be long ("proton: spot superposition"): elided, full name in the tooltip.
+  header->setSectionResizeMode(kKernel, QHeaderView::Interactive);
+  table_->setTextElideMode(Qt::ElideMiddle);
   table_->horizontalHeaderItem(kPctPeak)->setToolTip(
       tr("Achieved GB/s in % of the device's bandwidth measured by the engine (GPU runs only)"));
 
@@ -83,10 +96,12 @@ ProfilingPanel::ProfilingPanel(DoseSetStore* store, QWidget* parent) : QWidget(p
   auto* split = new QSplitter(Qt::Horizontal);
   split->addWidget(table_);
   split->addWidget(view_);
-  view_->setMinimumWidth(300);
-  split->setStretchFactor(0, 1);
+  // The table first: at 1280 px the docked panel is ~620 px wide, and the cost columns need
+  // about 420 of them; the chart takes what is left (at least 180).
+  view_->setMinimumWidth(180);
+  split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 1);
-  split->setSizes({560, 440});
+  split->setSizes({720, 240});
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(2, 2, 2, 2);
   layout->addLayout(bar);
@@ -112,7 +127,9 @@ void ProfilingPanel::refresh() {
     const KernelProfile& p = row.profile;
     const bool gpu = p.backend != "cpu";
     table_->setItem(r, kRun, textItem(row.run));
-    table_->setItem(r, kKernel, textItem(QString::fromStdString(p.kernel)));
+    QTableWidgetItem* kernel = textItem(QString::fromStdString(p.kernel));
+    kernel->setToolTip(QString::fromStdString(p.kernel + " (" + p.variant + ")"));
+    table_->setItem(r, kKernel, kernel);
     table_->setItem(r, kVariant, textItem(QString::fromStdString(p.variant)));
     table_->setItem(r, kBackend, textItem(QString::fromStdString(p.backend)));
     table_->setItem(r, kDevice, textItem(QString::fromStdString(p.device)));
@@ -125,6 +142,9 @@ void ProfilingPanel::refresh() {
     table_->setItem(r, kGflops, numberItem(p.gflopPerS(), 1, p.flops > 0));
     table_->setItem(r, kPctPeak, numberItem(p.pctPeakBandwidth(), 1, p.peakBandwidthGBs > 0 && p.bytes > 0));
   }
+
+  table_->resizeColumnToContents(kKernel);
+  table_->setColumnWidth(kKernel, std::min(table_->columnWidth(kKernel), kKernelColumnMaxPx));
 
   // Bars: categories "kernel (variant)" in first-seen order, one bar set per run.
   chart_->removeAllSeries();

@@ -2,7 +2,8 @@
 /// The kernel profiling panel (dock "Kernel profiling", widget "profilingPanel"; issue 4 item 6,
 /// DESIGN.md section 3): every KernelProfile record of every dose set's engine run in a table
 /// (kernel, variant, backend, device, grid/block, registers, repetitions, median time, GB/s,
-/// GFLOP/s, % of the GPU's measured bandwidth when the engine knew it), a bar chart of the
+/// GFLOP/s, % of the GPU's measured bandwidth when the engine knew it; on screen the cost
+/// columns come right after the kernel, the launch details after them), a bar chart of the
 /// median time per kernel and variant (one bar set per run), and CSV export (button
 /// "exportProfilesCsv"; written atomically through QSaveFile). On the CPU backend the records
 /// are the engine's CPU stages (grid/block and registers do not apply and show "-").

@@ -230,7 +230,7 @@ void MainWindow::buildStatusBar() {
   hint->setToolTip(tr(kInteractionHint));
   cursorInfo_ = new QLabel(tr("No patient"));
   cursorInfo_->setObjectName("cursorInfoLabel");
-  cursorInfo_->setMinimumWidth(420);
+  cursorInfo_->setMinimumWidth(300);
   statusBar()->setObjectName("statusBar");
   statusBar()->addPermanentWidget(cursorInfo_, 1);
   statusBar()->addPermanentWidget(hint);

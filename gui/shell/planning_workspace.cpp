@@ -168,7 +168,10 @@ void PlanningWorkspace::buildDocks(QMainWindow* window) {
   window->addDockWidget(Qt::RightDockWidgetArea, bevDock);
   window->splitDockWidget(planDock, bevDock, Qt::Vertical);
   window->tabifyDockWidget(planDock, doseDock);
-  QDockWidget* optimiseDock = dock(tr("Optimise"), "optimiseDock", optimisePanel_, false);
+  // Scrolled like Plan and Dose: its table and chart would otherwise set the right column's
+  // minimum height (527 px) and, with the beam's-eye view under it, push a 1280 x 800 window
+  // to 966 px.
+  QDockWidget* optimiseDock = dock(tr("Optimise"), "optimiseDock", optimisePanel_, true);
   window->tabifyDockWidget(doseDock, optimiseDock);
   planDock->raise();
   if (auto* messages = window->findChild<QDockWidget*>("messagesDock"))

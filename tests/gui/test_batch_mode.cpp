@@ -1,11 +1,11 @@
-// Issue 12, items 4 and 7, on the real `penumbra` binary in batch mode (QProcess under a
+// Issue 12, items 4, 6 and 7, on the real `penumbra` binary in batch mode (QProcess under a
 // timeout, in the test's Xvfb display, with its own settings folder):
 //  - a folder with two CT series used to hang on the series dialog (0 % CPU): it imports the
 //    first, says so on stdout and exits 0 with the screenshot;
 //  - a folder of garbage exits 1 with the reason on stderr;
 //  - a folder with RT Dose and RT Structure Set but no CT exits 1 and suggests --open-dose;
 //  - --open-dose on RayStation's plan (no prescription in it) says on stdout that the default
-//    prescription is kept.
+//    prescription is kept, and --window-size 1280x800 gives a 1280 x 800 screenshot.
 #include <QByteArray>
 #include <QDir>
 #include <QFile>
@@ -91,15 +91,16 @@ private slots:
     QVERIFY2(r.err.contains("RT Dose and RT Structure Set") && r.err.contains("--open-dose"), qPrintable(r.err));
   }
 
-  void openDoseSaysWhichPrescription() {
+  void openDoseSaysWhichPrescriptionAndKeepsTheWindowSize() {
     if (!test::haveData(kImrt)) QSKIP("brain-srs-raystation not in the test data");
     QTemporaryDir dir;
     const QString shot = dir.filePath("dose.png");
-    const Run r = run({"--open-dose", imrt(), "--screenshot", shot});
+    const Run r = run({"--open-dose", imrt(), "--window-size", "1280x800", "--screenshot", shot});
     QVERIFY(r.finished);
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     QVERIFY2(r.out.contains("No prescription for RD1.2.752") && r.out.contains("(kept)"), qPrintable(r.out));
-    QVERIFY(QFileInfo::exists(shot));
+    QVERIFY2(r.out.contains("(1280x800)"), qPrintable(r.out));
+    QCOMPARE(QImage(shot).size(), QSize(1280, 800));
   }
 
 private:
