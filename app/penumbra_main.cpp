@@ -48,8 +48,10 @@ int main(int argc, char** argv) {
   const QCommandLineOption benchOpt("bench-render",
                                     "Render the axial slice view N times, print the median ms, exit.", "N");
   const QCommandLineOption planOpt("demo-plan",
-                                   "Before --screenshot: add a beam at gantry 90 on the target, generate "
-                                   "spots and compute the dose on the CPU.");
+                                   "Add a beam at gantry 90 on the target, generate spots, optimise their "
+                                   "weights and compute the dose on the CPU. With --screenshot (or another "
+                                   "output option) print the target's D95, V95, V107 and Dmax before it; "
+                                   "alone, keep the window open.");
   const QCommandLineOption bevOpt("bev-screenshot", "Save a PNG of the beam's-eye view dock and exit.", "FILE");
   const QCommandLineOption dvhOpt("dvh-screenshot",
                                   "Save a PNG of the DVH dock (after the demo plan's DVHs) and exit.", "FILE");
@@ -88,7 +90,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "penumbra: --bench-render needs a positive count\n");
     return 2;
   }
-  const bool batch = options.any();
+  // --demo-plan alone is the interactive demo (scripts/penumbra-demo): the optimised plan is
+  // computed once the case is on screen and the window stays open. With an output option it is
+  // part of the batch run.
+  const bool batch = options.any() && !(options.demoPlan && options.onlyDemoPlan());
 
   MainWindow w;
   if (parser.isSet(sizeOpt)) {
@@ -127,6 +132,10 @@ int main(int argc, char** argv) {
       app.exit(3);
     });
   }
+
+  if (options.demoPlan && !batch)
+    QObject::connect(&w, &MainWindow::sceneReady, &app, [&w] { w.planning()->runDemoPlan(90); },
+                     Qt::SingleShotConnection);
 
   bool started = false;
   if (parser.isSet(openOpt)) {

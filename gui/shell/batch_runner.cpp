@@ -80,7 +80,28 @@ void BatchRunner::afterPlan() {
   const auto& scene = window_->viewState()->scene();
   if (scene && ws->plan()->beamCount() > 0)
     window_->viewState()->setCrosshair(scene->grid().worldToIndex(ws->plan()->beam(0).beam.isocenter));
-  whenDisplaysIdle([this] { QTimer::singleShot(200, this, [this] { emit done(grabAndBench()); }); });
+  whenDisplaysIdle([this] {
+    printPlanQuality();
+    QTimer::singleShot(200, this, [this] { emit done(grabAndBench()); });
+  });
+}
+
+void BatchRunner::printPlanQuality() {
+  PlanningWorkspace* ws = window_->planning();
+  const auto set = ws->doseSets()->current();
+  if (!set || ws->plan()->beamCount() == 0) return;
+  const QString target = ws->plan()->beam(0).targetName;
+  const DoseSetDvhs* dvhs = ws->dvhs()->forDoseSet(set->id);
+  const dvh::DvhResult* t = dvhs ? dvhs->find(target) : nullptr;
+  const double rx = ws->plan()->prescriptionGy();
+  if (!t || !(rx > 0)) return;
+  // V95/V107 on the curve for the current prescription (the DVH job may have used another).
+  const double v95 = 100 * dvh::volumeAtDoseCc(t->curve, 0.95 * rx) / t->stats.volumeCc;
+  const double v107 = 100 * dvh::volumeAtDoseCc(t->curve, 1.07 * rx) / t->stats.volumeCc;
+  std::printf("plan quality: %s D95 %.1f %%, V95 %.1f %%, V107 %.1f %%, Dmax %.1f %% of %.2f Gy (%s)\n",
+              qPrintable(target), 100 * t->stats.d95Gy / rx, v95, v107, 100 * t->stats.maxGy / rx, rx,
+              qPrintable(set->name));
+  std::fflush(stdout);
 }
 
 void BatchRunner::whenDisplaysIdle(std::function<void()> then) {

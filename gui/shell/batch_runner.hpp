@@ -2,8 +2,10 @@
 /// Batch tasks of `penumbra` (screenshots, render and latency benchmarks) run against the real
 /// main window once the case is on screen, then the application exits with their status.
 ///
-///   --demo-plan        add a beam (gantry 90) on the target, generate spots, compute the dose
-///                      on the CPU, wait for every display (isodose surfaces included)
+///   --demo-plan        add a beam (gantry 90) on the target, generate spots, optimise their
+///                      weights and compute the dose on the CPU (PlanningWorkspace::runDemoPlan),
+///                      wait for every display (isodose surfaces included), print the target's
+///                      D95 / V95 / V107 / Dmax
 ///   --screenshot FILE  the whole window;  --bev-screenshot FILE  the beam's-eye view dock;
 ///   --dvh-screenshot FILE / --profiling-screenshot FILE  the DVH / kernel profiling dock
 ///                      (floated and enlarged), once the demo plan's DVHs are computed
@@ -61,6 +63,12 @@ struct BatchOptions {
     return demoPlan || !screenshot.isEmpty() || !bevScreenshot.isEmpty() || !dvhScreenshot.isEmpty() ||
            !profilingScreenshot.isEmpty() || benchRenders > 0 || benchLatency || optimise();
   }
+  /// No option but demoPlan (the interactive demo, which does not exit).
+  bool onlyDemoPlan() const {
+    BatchOptions o = *this;
+    o.demoPlan = false;
+    return !o.any();
+  }
   bool anyScreenshot() const {
     return !screenshot.isEmpty() || !bevScreenshot.isEmpty() || !dvhScreenshot.isEmpty() || !profilingScreenshot.isEmpty();
   }
@@ -79,6 +87,8 @@ signals:
 
 private:
   void afterPlan();
+  /// Prints the target's D95, V95, V107 and Dmax on the current dose set ("plan quality: ...").
+  void printPlanQuality();
   /// Calls `then` once no isodose surface is building and no DVH job is pending.
   void whenDisplaysIdle(std::function<void()> then);
   int grabDock(const char* dockName, const QString& file, QSize size, const char* what);

@@ -42,6 +42,7 @@ class PlanController;
 class PlanFileActions;
 class OptimiseController;
 class OptimisePanel;
+struct OptimiseSettings;
 class ProfilingPanel;
 class PatientTree;
 class PlanModel;
@@ -84,9 +85,14 @@ public:
   QLabel* doseInfoLabel() const { return doseInfo_; }
 
   /// The demo plan (used by `penumbra --demo-plan` and the README screenshots): one beam at
-  /// gantry `gantryDeg` on the first target structure, spots with the panel's options, dose on
-  /// the CPU. Emits demoPlanFinished(ok) when the dose set is shown (or something failed).
+  /// gantry `gantryDeg` on the first target structure, spots with the panel's options
+  /// (depth-weighted start), spot weights optimised with the Optimise panel's default
+  /// objectives and demoOptimiseSettings() on the CPU path, and the final dose of the full
+  /// engine on the CPU. Emits demoPlanFinished(ok) when that dose set is in the store (or
+  /// something failed), with the time it took.
   bool runDemoPlan(double gantryDeg = 90);
+  /// The optimiser settings of the demo plan (see the measurements in the .cpp).
+  static OptimiseSettings demoOptimiseSettings();
 
   /// A beam's line in the patient tree's Plan branch: "G90 C0, 12 layers, 345 spots" for
   /// protons, "G0 C0 Col15, 100 x 100 mm, 100 MU" (jaw opening) or "..., aperture PTV, 100 MU"

@@ -1,11 +1,12 @@
-// Issue 12, items 4, 6 and 7, on the real `penumbra` binary in batch mode (QProcess under a
-// timeout, in the test's Xvfb display, with its own settings folder):
+// Issue 12, items 5-7, on the real `penumbra` binary in batch mode (QProcess under a timeout, in
+// the test's Xvfb display, with its own settings folder):
 //  - a folder with two CT series used to hang on the series dialog (0 % CPU): it imports the
 //    first, says so on stdout and exits 0 with the screenshot;
 //  - a folder of garbage exits 1 with the reason on stderr;
 //  - a folder with RT Dose and RT Structure Set but no CT exits 1 and suggests --open-dose;
 //  - --open-dose on RayStation's plan (no prescription in it) says on stdout that the default
-//    prescription is kept, and --window-size 1280x800 gives a 1280 x 800 screenshot.
+//    prescription is kept, and --window-size 1280x800 gives a 1280 x 800 screenshot;
+//  - --demo-plan prints the optimised plan's target coverage: D95 >= 95 %, V107 < 1 %.
 #include <QByteArray>
 #include <QDir>
 #include <QFile>
@@ -100,6 +101,22 @@ private slots:
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     QVERIFY2(r.out.contains("No prescription for RD1.2.752") && r.out.contains("(kept)"), qPrintable(r.out));
     QVERIFY2(r.out.contains("(1280x800)"), qPrintable(r.out));
+    QCOMPARE(QImage(shot).size(), QSize(1280, 800));
+  }
+
+  void demoPlanIsOptimised() {
+    if (!test::haveData("phantoms/BOXPHANTOM")) QSKIP("BOXPHANTOM not in the test data");
+    QTemporaryDir dir;
+    const QString shot = dir.filePath("demo.png");
+    const Run r = run({"--demo-plan", "--window-size", "1280x800", "--screenshot", shot});
+    QVERIFY(r.finished);
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const QRegularExpressionMatch m =
+        QRegularExpression("plan quality: OuterTarget D95 ([0-9.]+) %, V95 ([0-9.]+) %, V107 ([0-9.]+) %").match(r.out);
+    QVERIFY2(m.hasMatch(), qPrintable(r.out));
+    qInfo("%s", qPrintable(m.captured(0)));
+    QVERIFY2(m.captured(1).toDouble() >= 95.0, qPrintable(m.captured(0)));
+    QVERIFY2(m.captured(3).toDouble() < 1.0, qPrintable(m.captured(0)));
     QCOMPARE(QImage(shot).size(), QSize(1280, 800));
   }
 
