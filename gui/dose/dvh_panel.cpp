@@ -5,13 +5,19 @@
 
 #include <QChart>
 #include <QChartView>
+#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
 #include <QLineSeries>
 #include <QListWidget>
+#include <QMessageBox>
 #include <QPainter>
+#include <QPushButton>
+#include <QSaveFile>
 #include <QSplitter>
+#include <QStandardPaths>
 #include <QTableWidget>
 #include <QValueAxis>
 #include <QVBoxLayout>
@@ -115,6 +121,32 @@ DvhPanel::DvhPanel(ViewState* state, DvhStore* dvhs, PlanModel* plan, QWidget* p
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   table_->setToolTip(tr("V95/V107: % of the structure receiving at least 95/107 % of the prescription"));
 
+  queryEdit_ = new QLineEdit;
+  queryEdit_->setObjectName("dvhQueryEdit");
+  queryEdit_->setPlaceholderText(tr("D0.03cc, V20Gy, D95%, V95%"));
+  queryEdit_->setClearButtonEnabled(true);
+  queryEdit_->setToolTip(tr("More columns, read off the cumulative DVH (linear interpolation):\n"
+                            "D95% / D0.03cc: dose [Gy] to 95 % / the hottest 0.03 cc of the structure\n"
+                            "V20Gy / V95%: volume [%] receiving 20 Gy / 95 % of the prescription\n"
+                            "Dmean, Dmax, Dmin; [%] after a D gives % of the prescription, [cc] after a V cc"));
+  export_ = new QPushButton(tr("Export CSV..."));
+  export_->setObjectName("exportDvhCsv");
+  export_->setToolTip(tr("The curves shown: structure, dose set, dose (Gy), volume (% and cc)"));
+  export_->setEnabled(false);
+  auto* queryBar = new QHBoxLayout;
+  queryBar->setContentsMargins(0, 0, 0, 0);
+  queryBar->addWidget(new QLabel(tr("Queries")));
+  queryBar->addWidget(queryEdit_, 1);
+  queryBar->addWidget(export_);
+  auto* bottom = new QWidget;
+  auto* bottomLayout = new QVBoxLayout(bottom);
+  bottomLayout->setContentsMargins(0, 0, 0, 0);
+  bottomLayout->setSpacing(2);
+  bottomLayout->addLayout(queryBar);
+  bottomLayout->addWidget(table_, 1);
+  connect(queryEdit_, &QLineEdit::editingFinished, this, [this] { setQueries(queryEdit_->text()); });
+  connect(export_, &QPushButton::clicked, this, &DvhPanel::chooseAndExportCsv);
+
   auto* top = new QSplitter(Qt::Horizontal);
   top->addWidget(lists);
   top->addWidget(view_);
@@ -122,7 +154,7 @@ DvhPanel::DvhPanel(ViewState* state, DvhStore* dvhs, PlanModel* plan, QWidget* p
   top->setSizes({180, 600});
   auto* split = new QSplitter(Qt::Vertical);
   split->addWidget(top);
-  split->addWidget(table_);
+  split->addWidget(bottom);
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 2);
   auto* layout = new QVBoxLayout(this);
@@ -255,15 +287,98 @@ void DvhPanel::refresh() {
     status_->setText(tr("%1; no DVH for %2 (see the messages)").arg(countOf(curves, "curve"), countOf(pending, "dose set")));
   else
     status_->setText(countOf(curves, "curve"));
+  curveStatus_ = status_->text();
   refreshTable();
   emit refreshed();
 }
 
+bool DvhPanel::setQueries(const QString& text) {
+  const dvh::DvhQueryParse parsed = dvh::parseDvhQueries(text.toStdString());
+  queries_ = parsed.queries;
+  queryErrors_.clear();
+  for (const auto& e : parsed.errors) queryErrors_ << QString::fromStdString(e);
+  if (queryEdit_->text() != text) queryEdit_->setText(text);
+  queryEdit_->setStyleSheet(parsed.ok() ? QString() : QStringLiteral("QLineEdit { color: #b00020; }"));
+  refreshTable();
+  status_->setText(parsed.ok() ? curveStatus_ : queryErrors_.join('\n'));
+  emit refreshed();
+  return parsed.ok();
+}
+
+int DvhPanel::queryColumn(const QString& label) const {
+  for (std::size_t q = 0; q < queries_.size(); ++q)
+    if (QString::fromStdString(queries_[q].label()) == label) return kStatColumns + int(q);
+  return -1;
+}
+
+QString DvhPanel::csv() const {
+  QStringList lines{QStringLiteral("structure,dose_set,dose_gy,volume_percent,volume_cc")};
+  auto field = [](QString f) {
+    if (f.contains(',') || f.contains('"') || f.contains('\n')) f = '"' + f.replace("\"", "\"\"") + '"';
+    return f;
+  };
+  DoseSetStore* store = dvhs_->doseSets();
+  for (int i = 0; state_->scene() && i < store->count(); ++i) {
+    const auto set = store->at(i);
+    const DoseSetDvhs* d = dvhs_->forDoseSet(set->id);
+    if (!d || uncheckedSets_.contains(set->id)) continue;
+    for (const auto& r : d->results) {
+      const QString name = QString::fromStdString(r.structureName);
+      if (hidden_.contains(name)) continue;
+      // The dose set by its short name, as in the table ("Dose 2", "Optimised 1").
+      const QString prefix = field(name) + ',' + field(set->name.section(':', 0, 0)) + ',';
+      const auto& c = r.curve;
+      for (std::size_t k = 0; k < c.doseGy.size(); ++k)
+        lines << prefix + QString::number(c.doseGy[k], 'g', 10) + ',' + QString::number(c.volumePercent[k], 'g', 10) +
+                     ',' + QString::number(c.volumeCc[k], 'g', 10);
+    }
+  }
+  return lines.join('\n') + '\n';
+}
+
+bool DvhPanel::exportCsv(const QString& path, QString* error) const {
+  // QSaveFile writes a temporary file and renames it on commit(): never a half-written file.
+  QSaveFile file(path);
+  if (!file.open(QIODevice::WriteOnly | QIODevice::Text) || file.write(csv().toUtf8()) < 0 || !file.commit()) {
+    if (error) *error = file.errorString();
+    return false;
+  }
+  return true;
+}
+
+void DvhPanel::chooseAndExportCsv() {
+  const QString dir = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+  const QString path =
+      QFileDialog::getSaveFileName(this, tr("Export DVH"), dir + "/penumbra-dvh.csv", tr("CSV (*.csv)"));
+  if (path.isEmpty()) return;
+  QString error;
+  if (!exportCsv(path, &error)) {
+    auto* box = new QMessageBox(QMessageBox::Critical, tr("Export failed"), tr("Could not write %1: %2").arg(path, error),
+                                QMessageBox::Ok, this);
+    box->setObjectName("fileErrorDialog");
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->show();
+  }
+}
+
 void DvhPanel::refreshTable() {
   table_->setRowCount(0);
+  table_->setColumnCount(kStatColumns + int(queries_.size()));
+  for (std::size_t q = 0; q < queries_.size(); ++q) {
+    const QString label = QString::fromStdString(queries_[q].label());
+    auto* header = new QTableWidgetItem(tr("%1 (%2)").arg(label, QString::fromStdString(queries_[q].resultUnitLabel())));
+    header->setData(Qt::UserRole, label);
+    const int column = kStatColumns + int(q);
+    table_->setHorizontalHeaderItem(column, header);
+    // Shown right after the dose set (what the user asked for, in sight); the logical
+    // column stays kStatColumns + q.
+    QHeaderView* h = table_->horizontalHeader();
+    h->moveSection(h->visualIndex(column), kVolumeCc + int(q));
+  }
   const auto& scene = state_->scene();
   DoseSetStore* store = dvhs_->doseSets();
   const double rx = plan_->prescriptionGy();
+  bool anyCurve = false;
   for (int i = 0; scene && i < store->count(); ++i) {
     const auto set = store->at(i);
     const DoseSetDvhs* d = dvhs_->forDoseSet(set->id);
@@ -293,11 +408,18 @@ void DvhPanel::refreshTable() {
       table_->setItem(row, kD2, numberItem(s.d2Gy, 2));
       table_->setItem(row, kV95, numberItem(vPercent(r, d->prescriptionGy, rx, 95, s.v95Percent), 1));
       table_->setItem(row, kV107, numberItem(vPercent(r, d->prescriptionGy, rx, 107, s.v107Percent), 1));
+      for (std::size_t q = 0; q < queries_.size(); ++q) {
+        const bool gy = queries_[q].kind != dvh::DvhQuery::Kind::VolumeAtDose &&
+                        queries_[q].resultUnit == dvh::DvhQuery::Unit::Gy;
+        table_->setItem(row, kStatColumns + int(q), numberItem(dvh::evaluateDvhQuery(queries_[q], r, rx), gy ? 2 : 1));
+      }
+      anyCurve = anyCurve || !r.curve.doseGy.empty();
       if (r.outsideDoseGridCc > 0)
         nameItem->setToolTip(tr("%1 cc of %2 lies outside the dose grid (counted at 0 Gy)")
                                  .arg(r.outsideDoseGridCc, 0, 'f', 2).arg(name));
     }
   }
+  export_->setEnabled(anyCurve);
 }
 
 QList<QLineSeries*> DvhPanel::series(const QString& structure) const { return series_.value(structure); }

@@ -6,10 +6,21 @@
 /// V107 % (of the prescription). Structures and dose sets are toggled in two checkable lists.
 /// The numbers come from DvhStore (computed as jobs); table items hold the exact value in
 /// Qt::UserRole and show it rounded.
+///
+/// Queries ("dvhQueryEdit"): the user types "D0.03cc, V20Gy, D95%, V95%" (engines/dvh/
+/// dvh_query.hpp) and each query becomes one more table column (logically after V107, shown
+/// right after the dose set), read off the same cumulative curves by linear interpolation. "exportDvhCsv" (and File > Export DVH) writes
+/// the shown curves as CSV: structure, dose set, dose bin (Gy), volume (% and cc).
+#include <vector>
+
 #include <QHash>
 #include <QWidget>
 
+#include "dvh/dvh_query.hpp"
+
 class QLabel;
+class QLineEdit;
+class QPushButton;
 class QListWidget;
 class QListWidgetItem;
 class QTableWidget;
@@ -50,6 +61,25 @@ public:
   QStringList hiddenStructures() const;
   void setHiddenStructures(const QStringList& names);
 
+  /// Replaces the query columns with those of `text` (as typed in "dvhQueryEdit"); false when
+  /// a token is not a query (queryErrors() says which; the valid ones are still shown).
+  bool setQueries(const QString& text);
+  const std::vector<dvh::DvhQuery>& queries() const { return queries_; }
+  QStringList queryErrors() const { return queryErrors_; }
+  /// Table column of a query by its label ("D95%", "V20Gy"), -1 when absent.
+  int queryColumn(const QString& label) const;
+
+  /// The shown cumulative DVHs (checked dose sets and structures) as CSV, one line per dose
+  /// bin edge: structure,dose_set,dose_gy,volume_percent,volume_cc (header line first; the
+  /// dose set by its short name, as in the table: "Dose 2").
+  QString csv() const;
+  /// Writes csv() to `path` atomically; false (and `error` set) when it cannot be written.
+  bool exportCsv(const QString& path, QString* error = nullptr) const;
+
+public slots:
+  /// Asks for a file name and exports (errors in a dialog).
+  void chooseAndExportCsv();
+
 signals:
   /// The chart and table were rebuilt (after new DVHs or a toggle).
   void refreshed();
@@ -68,6 +98,11 @@ private:
   QListWidget* doseSets_ = nullptr;
   QTableWidget* table_ = nullptr;
   QLabel* status_ = nullptr;
+  QLineEdit* queryEdit_ = nullptr;
+  QPushButton* export_ = nullptr;
+  std::vector<dvh::DvhQuery> queries_;
+  QStringList queryErrors_;
+  QString curveStatus_;  ///< the status line of the last refresh (shown again once queries parse)
   QChart* chart_ = nullptr;
   QChartView* view_ = nullptr;
   QValueAxis* axisX_ = nullptr;

@@ -58,8 +58,8 @@ public:
   ~PlanFileActions() override;
 
   /// Inserts the actions into `file` before `before` (objectNames actionSaveCase,
-  /// actionOpenCase, actionExportRtDose, actionExportRtIonPlan, actionExportRtPlan,
-  /// actionImportRtDose, actionOpenDoseWithoutCt).
+  /// actionOpenCase, actionExportRtDose, actionExportDvhCsv, actionExportRtIonPlan,
+  /// actionExportRtPlan, actionImportRtDose, actionOpenDoseWithoutCt).
   void addTo(QMenu* file, QAction* before);
 
   /// Dialogs for errors and notes (on by default; tests turn them off and read the signals).
@@ -116,6 +116,7 @@ private:
   void chooseExportRtPlan();
   void chooseImportRtDose();
   void chooseOpenDoseWithoutCt();
+  void chooseExportDvhCsv();
   QString askSaveFile(const QString& title, const QString& name, const QString& filter);
   void applyOpenedCase();
   /// Shows the dose-only patient; returns the note for the user (no dialog).

@@ -6,6 +6,7 @@
 #include <QSettings>
 #include <QStandardPaths>
 
+#include "gui/dose/dvh_panel.hpp"
 #include "gui/model/dose_set_store.hpp"
 #include "gui/model/plan_model.hpp"
 #include "gui/shell/main_window.hpp"
@@ -35,12 +36,14 @@ void PlanFileActions::addTo(QMenu* file, QAction* before) {
   add(tr("Open RT Dose and structures &without CT..."), "actionOpenDoseWithoutCt",
       &PlanFileActions::chooseOpenDoseWithoutCt);
   QAction* exportDose = add(tr("&Export RT Dose..."), "actionExportRtDose", &PlanFileActions::chooseExportRtDose);
+  QAction* exportDvh = add(tr("Export &DVH (CSV)..."), "actionExportDvhCsv", &PlanFileActions::chooseExportDvhCsv);
+  exportDvh->setToolTip(tr("The DVH curves shown in the DVH panel: structure, dose set, dose (Gy), volume (% and cc)"));
   QAction* exportPlan = add(tr("Export RT Ion &Plan..."), "actionExportRtIonPlan", &PlanFileActions::chooseExportRtIonPlan);
   exportPlan->setToolTip(tr("The proton beams with spots, as DICOM RT Ion Plan"));
   QAction* exportPhotons = add(tr("Export RT Plan (p&hotons)..."), "actionExportRtPlan", &PlanFileActions::chooseExportRtPlan);
   exportPhotons->setToolTip(tr("The photon beams (jaws, aperture, angles, MU), as DICOM RT Plan"));
   needPatient_ = {save};
-  needDose_ = {exportDose};
+  needDose_ = {exportDose, exportDvh};
   needSpots_ = {exportPlan};
   needPhotonBeams_ = {exportPhotons};
   exportDir_ = QSettings().value(kExportDirKey).toString();
@@ -104,6 +107,8 @@ void PlanFileActions::chooseImportRtDose() {
                                                     tr("DICOM (*.dcm *.DCM);;All files (*)"));
   if (!path.isEmpty()) importRtDose(path);
 }
+
+void PlanFileActions::chooseExportDvhCsv() { ws_->dvhPanel()->chooseAndExportCsv(); }
 
 void PlanFileActions::chooseOpenDoseWithoutCt() {
   const QString dir = QFileDialog::getExistingDirectory(window_, tr("Folder with RT Dose and RT Structure Set"),

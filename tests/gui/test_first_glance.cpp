@@ -5,7 +5,9 @@
 //  - the demo plan (PlanningWorkspace::runDemoPlan, what --demo-plan runs) is optimised: the
 //    target's D95 >= 95 % and V107 < 1 % of the prescription (it was 57 % and 48 %);
 //  - no text on screen says "1 beams", "1 runs", ... (counts agree with their noun);
-//  - the kernel profiling table shows time, GB/s and % of peak without scrolling.
+//  - the kernel profiling table shows time, GB/s and % of peak without scrolling;
+//  - the DVH panel's query line adds D0.03cc / V20Gy / D95% / V95% columns that agree with the
+//    engine's statistics, flags what it cannot read, and the DVH CSV export holds every bin.
 // Waits on signals and conditions, never on fixed sleeps.
 #include <cmath>
 #include <memory>
@@ -182,6 +184,63 @@ private slots:
     // The logical columns (items, CSV) are unchanged: the backend is still where it was.
     QCOMPARE(table->item(0, ProfilingPanel::kBackend)->text(), QString("cpu"));
     find<QDockWidget>(window_.get(), "dvhDock")->raise();
+  }
+
+  void dvhQueriesAddColumnsThatAgreeWithTheStatistics() {
+    auto* panel = find<DvhPanel>(window_.get(), "dvhPanel");
+    auto* edit = find<QLineEdit>(window_.get(), "dvhQueryEdit");
+    QVERIFY(panel && edit);
+    const auto set = ws_->doseSets()->current();
+    const DoseSetDvhs* dvhs = ws_->dvhs()->forDoseSet(set->id);
+    QVERIFY(dvhs);
+    edit->setFocus();
+    edit->clear();
+    QTest::keyClicks(edit, "D0.03cc, V20Gy, D95%, V95%");
+    QTest::keyClick(edit, Qt::Key_Return);
+    QVERIFY2(panel->queryErrors().isEmpty(), qPrintable(panel->queryErrors().join("; ")));
+    QTableWidget* table = panel->statisticsTable();
+    QCOMPARE(table->columnCount(), DvhPanel::kStatColumns + 4);
+    const int row = panel->statisticsRow("OuterTarget", set->id);
+    QVERIFY(row >= 0);
+    auto value = [&](int column) { return table->item(row, column)->data(Qt::UserRole).toDouble(); };
+    const dvh::DvhResult* t = dvhs->find("OuterTarget");
+    QVERIFY(t);
+    QCOMPARE(table->horizontalHeaderItem(panel->queryColumn("D95%"))->text(), QString("D95% (Gy)"));
+    QVERIFY(std::abs(value(panel->queryColumn("D95%")) - value(DvhPanel::kD95)) <= 1e-9);
+    QVERIFY(std::abs(value(panel->queryColumn("V95%")) - value(DvhPanel::kV95)) <= 1e-9);
+    QVERIFY(std::abs(value(panel->queryColumn("D0.03cc")) - t->stats.d0_03ccGy) <= 1e-9);
+    QCOMPARE(value(panel->queryColumn("V20Gy")), 0.0);  // 20 Gy is 10 x the prescription
+    // What it cannot read is flagged; the valid queries stay.
+    QVERIFY(!panel->setQueries("D2cc, Dfoo"));
+    QCOMPARE(panel->queryErrors().size(), 1);
+    QVERIFY(panel->queryErrors().first().contains("'Dfoo'"));
+    QCOMPARE(table->columnCount(), DvhPanel::kStatColumns + 1);
+    QVERIFY(panel->queryColumn("D2cc") == DvhPanel::kStatColumns);
+  }
+
+  void dvhCsvExportHoldsEveryBin() {
+    auto* panel = find<DvhPanel>(window_.get(), "dvhPanel");
+    auto* button = find<QAbstractButton>(window_.get(), "exportDvhCsv");
+    QVERIFY(panel && button && button->isEnabled());
+    QVERIFY(find<QAction>(window_.get(), "actionExportDvhCsv")->isEnabled());
+    QTemporaryDir dir;
+    const QString path = dir.filePath("dvh.csv");
+    QVERIFY(panel->exportCsv(path));
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QStringList lines = QString::fromUtf8(f.readAll()).split('\n', Qt::SkipEmptyParts);
+    QCOMPARE(lines.first(), QString("structure,dose_set,dose_gy,volume_percent,volume_cc"));
+    const auto set = ws_->doseSets()->current();
+    const DoseSetDvhs* dvhs = ws_->dvhs()->forDoseSet(set->id);
+    qsizetype bins = 0;
+    for (const auto& r : dvhs->results) bins += qsizetype(r.curve.doseGy.size());
+    QCOMPARE(lines.size(), 1 + bins);
+    // The target's first bin: 0 Gy to all of it.
+    const QStringList first = lines.filter(QRegularExpression("^OuterTarget,")).first().split(',');
+    QCOMPARE(first.size(), 5);
+    QCOMPARE(first.at(2).toDouble(), 0.0);
+    QCOMPARE(first.at(3).toDouble(), 100.0);
+    QVERIFY(std::abs(first.at(4).toDouble() - dvhs->find("OuterTarget")->stats.volumeCc) < 1e-6);
   }
 
   void cleanupTestCase() {
