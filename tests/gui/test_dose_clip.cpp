@@ -39,6 +39,8 @@
 
 using namespace penumbra;
 using namespace penumbra::gui;
+using penumbra::test::colourDistance;
+using penumbra::test::pixelAt;
 using penumbra::test::find;
 
 namespace {
@@ -102,22 +104,6 @@ int pointsAwayFromBody(vtkPolyData* lines, const PatientScene& scene, const Mask
     if (!near) ++away;
   }
   return away;
-}
-
-QColor pixelAt(SliceView* view, const std::array<double, 3>& p) {
-  vtkRenderer* r = view->renderer();
-  r->SetWorldPoint(p[0], p[1], p[2], 1.0);
-  r->WorldToDisplay();
-  double d[3];
-  r->GetDisplayPoint(d);
-  const QImage img = view->grabFramebuffer();
-  const int x = int(std::lround(d[0])), y = int(std::lround(img.height() - 1 - d[1]));
-  return img.pixelColor(std::clamp(x, 0, img.width() - 1), std::clamp(y, 0, img.height() - 1));
-}
-
-int colourDistance(QColor a, QColor b) {
-  return std::max({std::abs(a.red() - b.red()), std::abs(a.green() - b.green()),
-                   std::abs(a.blue() - b.blue())});
 }
 
 }  // namespace
