@@ -64,13 +64,21 @@ Mask rasterizeContours(const std::vector<Contour>& contours, const Grid& grid,
     if (contour.points.size() < 3) continue;
     Polygon2D poly;
     double zmin = 1e300, zmax = -1e300, zsum = 0;
+    bool inRange = true;
     for (const Vec3& p : contour.points) {
       const Vec3 c = grid.worldToIndex(p);
+      // Within +-1e9 every index below converts to int and no difference overflows.
+      inRange = inRange && std::abs(c.x) <= kMaxContourIndex &&
+                std::abs(c.y) <= kMaxContourIndex && std::abs(c.z) <= kMaxContourIndex;
       poly.x.push_back(c.x);
       poly.y.push_back(c.y);
       zmin = std::min(zmin, c.z);
       zmax = std::max(zmax, c.z);
       zsum += c.z;
+    }
+    if (!inRange) {  // NaN fails the comparisons too
+      ++rep.contoursOutOfRange;
+      continue;
     }
     if (zmax - zmin > 0.01) {  // more than 1 % of a slice spacing out of plane
       ++rep.contoursNotPlanar;
@@ -94,6 +102,10 @@ Mask rasterizeContours(const std::vector<Contour>& contours, const Grid& grid,
     rep.warnings.push_back(std::to_string(rep.contoursOffGrid) +
                            " contour(s) lie on planes without a matching image slice and were "
                            "not rasterised");
+  if (rep.contoursOutOfRange > 0)
+    rep.warnings.push_back(std::to_string(rep.contoursOutOfRange) +
+                           " contour(s) have points that are not finite or lie more than 1e9 "
+                           "voxels from the grid, and were skipped");
   if (rep.contoursNotPlanar > 0)
     rep.warnings.push_back(std::to_string(rep.contoursNotPlanar) +
                            " contour(s) are not parallel to the image slices and were skipped");

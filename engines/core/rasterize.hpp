@@ -13,8 +13,15 @@ struct RasterReport {
   int contoursUsed = 0;
   int contoursOffGrid = 0;      ///< contours whose plane matches no slice of the grid
   int contoursNotPlanar = 0;    ///< contours not parallel to the slices (skipped)
+  int contoursOutOfRange = 0;   ///< contours with a point not finite or > kMaxContourIndex away
+
   std::vector<std::string> warnings;
 };
+
+/// Contour points further than this from the grid's origin, in voxels (continuous index), or
+/// not finite, make their contour unusable: skipped and counted, so that no coordinate of a
+/// malformed file (1e300 mm) overflows the int voxel indices (found by fuzz_rtstruct).
+inline constexpr double kMaxContourIndex = 1e9;
 
 /// Rasterises onto `grid`. A contour belongs to slice k when its mean index-z is within
 /// `sliceToleranceFraction` of a slice spacing from k. Contours must lie in planes parallel to

@@ -26,15 +26,18 @@ Mask rasterizeNearestPlanes(const std::vector<Contour>& contours, const Grid& gr
     for (const Vec3& p : contours[c].points) z += grid.worldToIndex(p).z;
     z /= double(contours[c].points.size());
     planeOf[c] = z;
-    const int k = int(std::floor(z + 0.5));
-    if (k < 0 || k >= grid.dims[2]) continue;
+    // Range check in double: int() of a huge or NaN plane index is undefined (fuzz_rtstruct).
+    const double kd = std::floor(z + 0.5);
+    if (!(kd >= 0 && kd < grid.dims[2])) continue;
+    const int k = int(kd);
     auto it = bestPlane.find(k);
     if (it == bestPlane.end() || std::abs(z - k) < std::abs(it->second - k)) bestPlane[k] = z;
   }
   std::vector<Contour> chosen;
   for (std::size_t c = 0; c < contours.size(); ++c) {
-    const int k = int(std::floor(planeOf[c] + 0.5));
-    auto it = bestPlane.find(k);
+    const double kd = std::floor(planeOf[c] + 0.5);
+    if (!(kd >= 0 && kd < grid.dims[2])) continue;
+    auto it = bestPlane.find(int(kd));
     if (it != bestPlane.end() && std::abs(planeOf[c] - it->second) < 1e-3) chosen.push_back(contours[c]);
   }
   return rasterizeContours(chosen, grid, nullptr, 0.5);

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <numeric>
 
 #include "core/rasterize.hpp"
@@ -89,4 +90,23 @@ TEST(Rasterize, ObliqueGridUsesDirectionCosines) {
   EXPECT_EQ(m.at(2, 1, 0), 1);
   EXPECT_EQ(m.at(5, 3, 0), 1);
   EXPECT_EQ(m.at(1, 1, 0), 0);
+}
+
+// Found by fuzz_rtstruct: a contour at x = 1e300 mm from a malformed RT Structure Set reached
+// int(std::floor(...)) (undefined behaviour; UBSan "4e+299 is outside the range of ... int").
+// Points that are not finite or lie beyond kMaxContourIndex voxels now skip their contour.
+TEST(Rasterize, HugeOrNonFiniteCoordinatesAreSkippedAndReported) {
+  const Grid g = grid({10, 10, 2}, {1, 1, 3}, {0, 0, 0});
+  const double nan = std::nan(""), inf = HUGE_VAL;
+  RasterReport rep;
+  const Mask m = rasterizeContours({rect(1.5, 1.5, 1e300, 4.5, 0.0), rect(1.5, 1.5, 4.5, 4.5, 1e300),
+                                    rect(-2e9, -2e9, 2e9, 2e9, 0.0), rect(nan, 1.5, 4.5, 4.5, 3.0),
+                                    rect(-inf, 1.5, inf, 4.5, 3.0), rect(1.5, 1.5, 4.5, 4.5, 3.0)},
+                                   g, &rep);
+  EXPECT_EQ(rep.contoursOutOfRange, 5);
+  EXPECT_EQ(rep.contoursUsed, 1);
+  EXPECT_EQ(count(m), 9u);
+  ASSERT_EQ(rep.warnings.size(), 1u);
+  EXPECT_NE(rep.warnings[0].find("5 contour(s) have points that are not finite"), std::string::npos)
+      << rep.warnings[0];
 }

@@ -139,6 +139,24 @@ TEST(RtDoseIo, BrainSrsDosesAndStructuresWithoutCt) {
   EXPECT_GT(test::maskCount(body->mask), 100000u);  // rasterised on the 3 mm dose grid
 }
 
+// Dose folders without CT rasterise structures onto the dose grid plane by plane; a contour
+// plane at 1e300 mm or NaN went through int(std::floor(...)) (undefined behaviour, found with
+// fuzz_rtstruct's contours). Such contours are now left out; the others still fill.
+TEST(RtDoseIo, NearestPlaneRasterSkipsHugeAndNonFinitePlanes) {
+  Grid g;
+  g.dims = {8, 8, 3};
+  g.spacing = {1, 1, 2};
+  auto square = [](double z) {
+    return Contour{{{1.5, 1.5, z}, {4.5, 1.5, z}, {4.5, 4.5, z}, {1.5, 4.5, z}}};
+  };
+  const Mask m =
+      rasterizeNearestPlanes({square(1e300), square(-1e300), square(std::nan("")), square(2.2)}, g);
+  std::size_t inside = 0;
+  for (auto v : m.data) inside += v != 0;
+  EXPECT_EQ(inside, 9u);
+  EXPECT_EQ(m.at(2, 2, 1), 1);
+}
+
 TEST(RtDoseIo, ExportReimportsWithinHalfAScalingStep) {
   test::TempDir dir("rtdose");
   const DoseVolume dose = syntheticDose();

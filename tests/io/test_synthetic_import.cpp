@@ -105,6 +105,27 @@ TEST(IoSyntheticImport, HoleContourIsSubtracted) {
   EXPECT_EQ(s->mask.at(2, 3, 3), 1);  // in the ring
 }
 
+// Found by fuzz_rtstruct: a structure set with a contour at x = 1e300 mm (a valid decimal
+// string) crashed the rasteriser under UBSan; the CT and the other structures still import.
+TEST(IoSyntheticImport, ContourFarOutsideTheGridIsSkippedWithAWarning) {
+  TempDir dir("farcontour");
+  SyntheticPhantomSpec spec = nonSquareSpec();
+  SyntheticStructureSpec far = voxelEdgeBox(spec, "FAR");
+  far.center.x = 1e300;
+  spec.structures = {voxelEdgeBox(spec, "RECT"), far};
+  writeSyntheticPhantom(dir.str(), spec);
+  const PatientImportResult r = scanAndImport(dir.str());
+  ASSERT_TRUE(r.ok()) << joined(r.messages.errors);
+  const Structure* rect = r.patient.structures.find("RECT");
+  const Structure* f = r.patient.structures.find("FAR");
+  ASSERT_NE(rect, nullptr);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(maskCount(rect->mask), std::size_t(100 * 8));
+  EXPECT_EQ(maskCount(f->mask), 0u);
+  EXPECT_TRUE(anyContains(r.messages.warnings, "structure 'FAR': 8 contour(s) have points that"))
+      << joined(r.messages.warnings);
+}
+
 TEST(IoSyntheticImport, GantryTiltIsRefusedWithMessage) {
   TempDir dir("tilt");
   SyntheticPhantomSpec spec = nonSquareSpec();
