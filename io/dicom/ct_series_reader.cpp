@@ -9,8 +9,10 @@ namespace penumbra::io {
 
 namespace {
 
-// Decodes one slice's stored values into HU. Returns an error text, empty on success.
-std::string decodeSlice(DcmFileFormat& ff, const SliceHeader& h, std::int16_t* out, long& clamped) {
+// Decodes one slice's stored values into HU, written to dest() (called only once the pixel data
+// has proved to hold Rows x Columns values). Returns an error text, empty on success.
+template <class Dest>
+std::string decodeSlice(DcmFileFormat& ff, const SliceHeader& h, Dest dest, long& clamped) {
   DcmDataset& ds = *ff.getDataset();
   const std::string name = dcm::shortName(h.file);
   // Transfer syntax, samples, frames, bit depths and the pixel data length were checked by
@@ -33,6 +35,7 @@ std::string decodeSlice(DcmFileFormat& ff, const SliceHeader& h, std::int16_t* o
 
   const std::size_t n = std::size_t(h.rows) * std::size_t(h.columns);
   unsigned long count = 0;
+  std::int16_t* out = nullptr;
   auto store = [&](std::size_t i, double stored) {
     const double hu = std::round(stored * slope + intercept);
     constexpr double lo = std::numeric_limits<std::int16_t>::min();
@@ -52,17 +55,17 @@ std::string decodeSlice(DcmFileFormat& ff, const SliceHeader& h, std::int16_t* o
   if (bitsAllocated == 16) {
     const Uint16* p = nullptr;
     c = ds.findAndGetUint16Array(DCM_PixelData, p, &count);
-    if (c.good() && p && count >= n)
+    if (c.good() && p && count >= n && (out = dest()))
       for (std::size_t i = 0; i < n; ++i) store(i, extend(p[i]));
   } else if (bitsAllocated == 8) {
     const Uint8* p = nullptr;
     c = ds.findAndGetUint8Array(DCM_PixelData, p, &count);
-    if (c.good() && p && count >= n)
+    if (c.good() && p && count >= n && (out = dest()))
       for (std::size_t i = 0; i < n; ++i) store(i, extend(p[i]));
   } else if (bitsAllocated == 32) {
     const Uint32* p = nullptr;
     c = ds.findAndGetUint32Array(DCM_PixelData, p, &count);
-    if (c.good() && p && count >= n)
+    if (c.good() && p && count >= n && (out = dest()))
       for (std::size_t i = 0; i < n; ++i) store(i, extend(p[i]));
   } else {
     return name + ": BitsAllocated " + std::to_string(bitsAllocated) + " is not supported";
@@ -105,7 +108,9 @@ CtVolume readCtSeries(const SeriesInfo& series, ImportMessages& messages, const 
   }
   const SeriesGeometry& g = verdict.geometry;
 
-  CtVolume ct(g.grid, 0);
+  // Allocated when the first slice's pixel data holds Rows x Columns values: a 1 KB file whose
+  // header claims 65535 x 65535 must not cost 8.6 GB per slice (found by fuzz_dicom_ct).
+  CtVolume ct;
   const std::size_t sliceVoxels = std::size_t(g.grid.dims[0]) * std::size_t(g.grid.dims[1]);
   long clamped = 0;
   for (std::size_t s = 0; s < g.order.size(); ++s) {
@@ -120,8 +125,14 @@ CtVolume readCtSeries(const SeriesInfo& series, ImportMessages& messages, const 
     }
     std::string why;
     try {
-      why = decodeSlice(*ff, h, ct.data.data() + std::size_t(g.latticeIndex[s]) * sliceVoxels,
-                        clamped);
+      const std::size_t at = std::size_t(g.latticeIndex[s]) * sliceVoxels;
+      why = decodeSlice(
+          *ff, h,
+          [&] {
+            if (ct.empty()) ct = CtVolume(g.grid, 0);
+            return ct.data.data() + at;
+          },
+          clamped);
     } catch (const std::exception& e) {
       why = dcm::shortName(h.file) + ": pixel data could not be decoded (" + e.what() + ")";
     }

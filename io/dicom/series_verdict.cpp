@@ -123,10 +123,14 @@ bool readSliceHeader(DcmDataset& ds, const std::string& file, bool truncated, Sl
     problem(DCM_PixelSpacing, "two positive pixel spacings (mm)");
     h.rowSpacing = h.columnSpacing = nan;
   }
+  // No CT slice comes near 8192 pixels a side. A header that claims more (65535 x 65535: 8.6 GB
+  // of 16-bit pixels) is malformed, and DCMTK's RLE/JPEG decoders would allocate the whole image
+  // before reading a byte of it (found by fuzz_dicom_ct).
+  constexpr double kMaxSide = 8192;
   for (const DcmTagKey& tag : {DCM_Rows, DCM_Columns}) {
     const auto v = dcm::getNumbers(ds, tag);
-    const bool ok = v.size() == 1 && v[0] >= 1 && v[0] <= 65535 && v[0] == std::floor(v[0]);
-    if (!ok) problem(tag, "an image size (1 to 65535)");
+    const bool ok = v.size() == 1 && v[0] >= 1 && v[0] <= kMaxSide && v[0] == std::floor(v[0]);
+    if (!ok) problem(tag, "an image size (1 to 8192)");
     (tag == DCM_Rows ? h.rows : h.columns) = ok ? int(v[0]) : 0;
   }
 

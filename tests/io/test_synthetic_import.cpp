@@ -1,6 +1,8 @@
 // Synthetic DICOM written with DCMTK (io/dicom/synthetic_phantom), then scanned and imported:
 // non-square pixels, holes, tilt, oblique, missing slice, the demo phantom.
+#include <dcmtk/dcmdata/dctk.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <cmath>
@@ -42,6 +44,21 @@ SyntheticStructureSpec voxelEdgeBox(const SyntheticPhantomSpec& spec, const std:
   s.center = {6.5 * dx, 7.5 * dy, 0.5 * (spec.slices - 1) * spec.sliceSpacing};
   s.halfSize = {5 * dx, 5 * dy, 100};
   return s;
+}
+
+// Rewrites Rows and Columns of a slice, leaving its pixel data as it was (a lying header).
+void setRowsColumns(const std::string& file, Uint16 rows, Uint16 columns) {
+  DcmFileFormat ff;
+  ASSERT_TRUE(ff.loadFile(file.c_str()).good()) << file;
+  ASSERT_TRUE(ff.getDataset()->putAndInsertUint16(DCM_Rows, rows).good());
+  ASSERT_TRUE(ff.getDataset()->putAndInsertUint16(DCM_Columns, columns).good());
+  ASSERT_TRUE(ff.saveFile(file.c_str(), EXS_LittleEndianExplicit).good()) << file;
+}
+
+long peakRssMiB() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_maxrss / 1024;
 }
 
 PatientImportResult scanAndImport(const std::string& dir, DicomScan* scanOut = nullptr) {
@@ -124,6 +141,42 @@ TEST(IoSyntheticImport, ContourFarOutsideTheGridIsSkippedWithAWarning) {
   EXPECT_EQ(maskCount(f->mask), 0u);
   EXPECT_TRUE(anyContains(r.messages.warnings, "structure 'FAR': 8 contour(s) have points that"))
       << joined(r.messages.warnings);
+}
+
+// Found by fuzz_dicom_ct: a 1 KB slice whose header claims 65535 x 65535 pixels made the
+// importer allocate (and zero) 8.6 GB per slice, and DCMTK's RLE/JPEG decoders allocate the
+// claimed image too. Such slices are now refused from their header.
+TEST(IoSyntheticImport, SliceLargerThan8192IsRefusedFromItsHeader) {
+  TempDir dir("huge-rows");
+  SyntheticPhantomSpec spec = nonSquareSpec();
+  spec.slices = 2;
+  spec.writeStructureSet = false;
+  const auto files = writeSyntheticPhantom(dir.str(), spec);
+  for (const auto& f : files.ctFiles) setRowsColumns(f, 65535, 65535);
+  DicomScan scan;
+  const PatientImportResult r = scanAndImport(dir.str(), &scan);
+  EXPECT_TRUE(scan.series.empty());
+  EXPECT_TRUE(anyContains(scan.otherObjects, "Rows x Columns 65535 x 65535 exceeds 8192 x 8192"))
+      << joined(scan.otherObjects);
+  EXPECT_FALSE(r.ok());
+  EXPECT_TRUE(anyContains(r.messages.errors, "no CT series found")) << joined(r.messages.errors);
+}
+
+// Same finding within the limit: 8000 x 8000 claimed, 600 pixels stored. The volume (128 MB
+// per slice) is allocated only after the first slice's pixel data proves its size.
+TEST(IoSyntheticImport, LyingRowsColumnsFailBeforeTheVolumeIsAllocated) {
+  TempDir dir("lying-rows");
+  SyntheticPhantomSpec spec = nonSquareSpec();
+  spec.slices = 2;
+  spec.writeStructureSet = false;
+  const auto files = writeSyntheticPhantom(dir.str(), spec);
+  for (const auto& f : files.ctFiles) setRowsColumns(f, 8000, 8000);
+  const long before = peakRssMiB();
+  const PatientImportResult r = scanAndImport(dir.str());
+  EXPECT_FALSE(r.ok());
+  EXPECT_TRUE(anyContains(r.messages.errors, "pixel data holds 600 values, Rows x Columns is 64000000"))
+      << joined(r.messages.errors);
+  EXPECT_LT(peakRssMiB() - before, 64) << "the 2 x 128 MB volume was allocated";
 }
 
 TEST(IoSyntheticImport, GantryTiltIsRefusedWithMessage) {
