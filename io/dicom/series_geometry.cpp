@@ -198,6 +198,12 @@ SeriesGeometry analyzeSeriesGeometry(const std::vector<SliceHeader>& slices,
     bool lattice = true;
     for (double d : gaps) {
       const double steps = std::round(d / smallest);
+      // A lattice of more than 4 n planes is refused below; stop before int() of a step count
+      // such as 5e12 (a 1e10 mm gap) or NaN, which is undefined (reproduced with fuzz_dicom_ct).
+      if (!(steps <= 4.0 * n)) {
+        lattice = false;
+        break;
+      }
       if (std::abs(d - steps * smallest) > tol * steps) lattice = false;
       if (steps > 1) g.unevenSpacing = true;
       g.latticeIndex.push_back(g.latticeIndex.back() + int(steps));
