@@ -68,8 +68,8 @@ Mask rasterizeContours(const std::vector<Contour>& contours, const Grid& grid,
     for (const Vec3& p : contour.points) {
       const Vec3 c = grid.worldToIndex(p);
       // Within +-1e9 every index below converts to int and no difference overflows.
-      inRange = inRange && std::abs(c.x) <= kMaxContourIndex &&
-                std::abs(c.y) <= kMaxContourIndex && std::abs(c.z) <= kMaxContourIndex;
+      inRange = inRange && std::abs(c.x) <= kMaxContourIndex && std::abs(c.y) <= kMaxContourIndex &&
+                std::abs(c.z) <= kMaxContourIndex;
       poly.x.push_back(c.x);
       poly.y.push_back(c.y);
       zmin = std::min(zmin, c.z);

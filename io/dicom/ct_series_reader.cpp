@@ -109,7 +109,7 @@ CtVolume readCtSeries(const SeriesInfo& series, ImportMessages& messages, const 
   const SeriesGeometry& g = verdict.geometry;
 
   // Allocated when the first slice's pixel data holds Rows x Columns values: a 1 KB file whose
-  // header claims 65535 x 65535 must not cost 8.6 GB per slice (found by fuzz_dicom_ct).
+  // header claims 65535 x 65535 must not cost 8.6 GB per slice (fuzz_dicom_ct).
   CtVolume ct;
   const std::size_t sliceVoxels = std::size_t(g.grid.dims[0]) * std::size_t(g.grid.dims[1]);
   long clamped = 0;

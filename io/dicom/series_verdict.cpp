@@ -125,7 +125,7 @@ bool readSliceHeader(DcmDataset& ds, const std::string& file, bool truncated, Sl
   }
   // No CT slice comes near 8192 pixels a side. A header that claims more (65535 x 65535: 8.6 GB
   // of 16-bit pixels) is malformed, and DCMTK's RLE/JPEG decoders would allocate the whole image
-  // before reading a byte of it (found by fuzz_dicom_ct).
+  // before reading a byte of it (reproduced with fuzz_dicom_ct).
   constexpr double kMaxSide = 8192;
   for (const DcmTagKey& tag : {DCM_Rows, DCM_Columns}) {
     const auto v = dcm::getNumbers(ds, tag);

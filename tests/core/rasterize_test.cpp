@@ -99,10 +99,11 @@ TEST(Rasterize, HugeOrNonFiniteCoordinatesAreSkippedAndReported) {
   const Grid g = grid({10, 10, 2}, {1, 1, 3}, {0, 0, 0});
   const double nan = std::nan(""), inf = HUGE_VAL;
   RasterReport rep;
-  const Mask m = rasterizeContours({rect(1.5, 1.5, 1e300, 4.5, 0.0), rect(1.5, 1.5, 4.5, 4.5, 1e300),
-                                    rect(-2e9, -2e9, 2e9, 2e9, 0.0), rect(nan, 1.5, 4.5, 4.5, 3.0),
-                                    rect(-inf, 1.5, inf, 4.5, 3.0), rect(1.5, 1.5, 4.5, 4.5, 3.0)},
-                                   g, &rep);
+  const Mask m =
+      rasterizeContours({rect(1.5, 1.5, 1e300, 4.5, 0.0), rect(1.5, 1.5, 4.5, 4.5, 1e300),
+                         rect(-2e9, -2e9, 2e9, 2e9, 0.0), rect(nan, 1.5, 4.5, 4.5, 3.0),
+                         rect(-inf, 1.5, inf, 4.5, 3.0), rect(1.5, 1.5, 4.5, 4.5, 3.0)},
+                        g, &rep);
   EXPECT_EQ(rep.contoursOutOfRange, 5);
   EXPECT_EQ(rep.contoursUsed, 1);
   EXPECT_EQ(count(m), 9u);

@@ -84,14 +84,15 @@ TEST(IoSeriesGeometry, IrregularSpacingIsRefused) {
   EXPECT_TRUE(anyContains(g.errors, "non-uniform slice spacing")) << joined(g.errors);
 }
 
-// Reproduced with fuzz_dicom_ct: a slice position of 1e10 mm (or NaN, inf) made the gap a step count
-// beyond int's range, converted with int() (undefined behaviour). Now a spacing error.
+// Reproduced with fuzz_dicom_ct: a slice position of 1e10 mm (or NaN, inf) made the gap a step
+// count beyond int's range, converted with int() (undefined behaviour). Now a spacing error.
 TEST(IoSeriesGeometry, HugeOrNonFiniteGapsAreRefused) {
   for (const double z : {1e10, 1e300, std::nan(""), HUGE_VAL}) {
     auto s = axialSeries(3, 2.0);
     s[2].position.z = z;
     const SeriesGeometry g = analyzeSeriesGeometry(s);
-    EXPECT_TRUE(anyContains(g.errors, "non-uniform slice spacing")) << z << ": " << joined(g.errors);
+    EXPECT_TRUE(anyContains(g.errors, "non-uniform slice spacing"))
+        << z << ": " << joined(g.errors);
   }
 }
 

@@ -143,7 +143,7 @@ TEST(IoSyntheticImport, ContourFarOutsideTheGridIsSkippedWithAWarning) {
       << joined(r.messages.warnings);
 }
 
-// Found by fuzz_dicom_ct: a 1 KB slice whose header claims 65535 x 65535 pixels made the
+// Reproduced with fuzz_dicom_ct: a 1 KB slice whose header claims 65535 x 65535 pixels made the
 // importer allocate (and zero) 8.6 GB per slice, and DCMTK's RLE/JPEG decoders allocate the
 // claimed image too. Such slices are now refused from their header.
 TEST(IoSyntheticImport, SliceLargerThan8192IsRefusedFromItsHeader) {
@@ -174,7 +174,8 @@ TEST(IoSyntheticImport, LyingRowsColumnsFailBeforeTheVolumeIsAllocated) {
   const long before = peakRssMiB();
   const PatientImportResult r = scanAndImport(dir.str());
   EXPECT_FALSE(r.ok());
-  EXPECT_TRUE(anyContains(r.messages.errors, "pixel data holds 600 values, Rows x Columns is 64000000"))
+  EXPECT_TRUE(
+      anyContains(r.messages.errors, "pixel data holds 600 values, Rows x Columns is 64000000"))
       << joined(r.messages.errors);
   EXPECT_LT(peakRssMiB() - before, 64) << "the 2 x 128 MB volume was allocated";
 }
