@@ -38,6 +38,11 @@ struct MatrixImport {
   double maxRelativeRounding = 0; ///< largest |fp16 - value| / |value| over the entries
 };
 
+/// Most rows a Matrix Market file may declare: its size line alone makes the reader allocate the
+/// row offsets (8 bytes a row). Larger matrices go through the binary format, whose offsets are
+/// in the file.
+inline constexpr std::int64_t kMaxMatrixMarketRows = std::int64_t(1) << 26;
+
 /// Throws Io (cannot open) or Format (malformed; message names the file and line).
 MatrixImport readMatrixMarket(const std::string& path);
 /// Writes every entry as scale * fp16 value with 17 significant digits and a scale comment, so

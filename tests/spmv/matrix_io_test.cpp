@@ -138,6 +138,23 @@ TEST(MatrixMarket, DeclaredSizesAreCheckedBeforeAllocating) {
   fs::remove(p);
 }
 
+// Reproduced with fuzz_matrix_market: the size line alone made the reader reserve memory for the
+// claimed entries (4e16 in a matrix with 0 columns, which the places check skipped) and the row
+// offsets (2^31 rows: 17 GB). Both are now Format errors naming the line.
+TEST(MatrixMarket, SizeLineCannotClaimMoreThanTheReaderWillAllocate) {
+  const std::string p = tmpPath("huge.mtx");
+  const std::string head = "%%MatrixMarket matrix coordinate real general\n";
+  writeText(p, head + "5 0 44444444444444444\n");
+  std::string e = errorOf([&] { (void)readMatrixMarket(p); });
+  EXPECT_NE(e.find("line 2: more entries than the matrix has places"), std::string::npos) << e;
+  writeText(p, head + "2147483647 1 0\n");
+  e = errorOf([&] { (void)readMatrixMarket(p); });
+  EXPECT_NE(e.find("line 2: 2147483647 rows: more than the 67108864"), std::string::npos) << e;
+  writeText(p, head + "0 0 0\n");
+  EXPECT_EQ(readMatrixMarket(p).matrix.rows, 0);
+  fs::remove(p);
+}
+
 TEST(MatrixMarket, DoubleToHalfRoundsOnce) {
   // 1 + 2^-11 + 2^-40 lies just above the midpoint between 1 and 1 + 2^-10: through float it
   // would first round to the midpoint and then to even (1.0); rounding once gives 1 + 2^-10.
