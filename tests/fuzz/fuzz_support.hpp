@@ -19,22 +19,28 @@ namespace penumbra::fuzz {
 
 /// A folder of this process, in /dev/shm when it exists (every input is written to a file,
 /// since the app's readers take paths; RAM avoids disk traffic at thousands of files a second),
-/// removed at exit.
+/// removed at a normal exit (a crash leaves it behind).
 inline const std::filesystem::path& scratchDir() {
-  static const std::filesystem::path dir = [] {
+  // Never destroyed: the exit handler below runs after the destructors of function-local
+  // statics constructed before it was registered, so it must not use one.
+  static const std::filesystem::path* const dir = [] {
     namespace fs = std::filesystem;
     std::error_code ec;
-    const fs::path base =
-        fs::is_directory("/dev/shm", ec) ? fs::path("/dev/shm") : fs::temp_directory_path();
-    fs::path d = base / ("penumbra-fuzz-" + std::to_string(::getpid()));
-    fs::create_directories(d);
-    std::atexit([] {
-      std::error_code e;
-      fs::remove_all(scratchDir(), e);
-    });
+    const fs::path base = fs::is_directory("/dev/shm", ec) ? fs::path("/dev/shm")
+                                                          : fs::temp_directory_path();
+    auto* d = new fs::path(base / ("penumbra-fuzz-" + std::to_string(::getpid())));
+    fs::create_directories(*d);
     return d;
   }();
-  return dir;
+  static const bool cleanup = [] {
+    std::atexit([] {
+      std::error_code e;
+      std::filesystem::remove_all(*dir, e);
+    });
+    return true;
+  }();
+  (void)cleanup;
+  return *dir;
 }
 
 /// Writes `bytes` to `name` in the scratch folder and returns the path.
