@@ -143,7 +143,7 @@ MatrixImport readMatrixMarket(const std::string& path) {
   if (rows < 0 || cols < 0 || cols > INT32_MAX || rows > INT32_MAX)
     formatError(path, lineNo, "matrix size out of range");
   // The row offsets are allocated from the size line alone: 2^31 rows would take 17 GB for a
-  // 60-byte file (reproduced with fuzz_matrix_market). 2^26 rows is 22 times liver-1's voxel count.
+  // 60-byte file (found by fuzz_matrix_market). 2^26 rows is 22 times liver-1's voxel count.
   if (rows > kMaxMatrixMarketRows)
     formatError(path, lineNo, std::to_string(rows) + " rows: more than the " +
                                   std::to_string(kMaxMatrixMarketRows) +
@@ -169,7 +169,7 @@ MatrixImport readMatrixMarket(const std::string& path) {
   const std::size_t entryTokens = pattern ? 2 : 3;
   std::vector<Triplet> t;
   // The entries grow as they are read: the size line alone must not reserve memory (a claimed
-  // 4e16 entries in a 0-column matrix made ASan abort the reserve; reproduced with fuzz_matrix_market).
+  // 4e16 entries in a 0-column matrix made ASan abort the reserve; found by fuzz_matrix_market).
   t.reserve(std::size_t(std::min<std::int64_t>(nnz, 1 << 20)));
   while (std::int64_t(t.size()) < nnz && std::getline(in, line)) {
     ++lineNo;

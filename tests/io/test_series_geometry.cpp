@@ -84,16 +84,22 @@ TEST(IoSeriesGeometry, IrregularSpacingIsRefused) {
   EXPECT_TRUE(anyContains(g.errors, "non-uniform slice spacing")) << joined(g.errors);
 }
 
-// Reproduced with fuzz_dicom_ct: a slice position of 1e10 mm (or NaN, inf) made the gap a step
-// count beyond int's range, converted with int() (undefined behaviour). Now a spacing error.
+// Reproduced with fuzz_dicom_ct: a gap of more than 2^31 lattice steps (a 1e10 mm position, or
+// 900 mm after two slices 0.05 mm apart: 18 000 steps) was converted with int() (undefined behaviour). Positions
+// beyond 1 km are refused as such; a huge step count within that is a spacing error.
 TEST(IoSeriesGeometry, HugeOrNonFiniteGapsAreRefused) {
   for (const double z : {1e10, 1e300, std::nan(""), HUGE_VAL}) {
     auto s = axialSeries(3, 2.0);
     s[2].position.z = z;
     const SeriesGeometry g = analyzeSeriesGeometry(s);
-    EXPECT_TRUE(anyContains(g.errors, "non-uniform slice spacing"))
+    EXPECT_TRUE(anyContains(g.errors, "is not a finite position within 1 km"))
         << z << ": " << joined(g.errors);
   }
+  auto s = axialSeries(3, 2.0);
+  s[1].position.z = s[0].position.z + 0.05;
+  s[2].position.z = s[0].position.z + 900.0;
+  const SeriesGeometry g = analyzeSeriesGeometry(s);
+  EXPECT_TRUE(anyContains(g.errors, "non-uniform slice spacing")) << joined(g.errors);
 }
 
 TEST(IoSeriesGeometry, DuplicatePositionsAreRefused) {

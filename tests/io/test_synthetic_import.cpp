@@ -155,15 +155,16 @@ TEST(IoSyntheticImport, SliceLargerThan8192IsRefusedFromItsHeader) {
   for (const auto& f : files.ctFiles) setRowsColumns(f, 65535, 65535);
   DicomScan scan;
   const PatientImportResult r = scanAndImport(dir.str(), &scan);
-  EXPECT_TRUE(scan.series.empty());
-  EXPECT_TRUE(anyContains(scan.otherObjects, "Rows x Columns 65535 x 65535 exceeds 8192 x 8192"))
-      << joined(scan.otherObjects);
+  ASSERT_EQ(scan.series.size(), 1u);
+  EXPECT_FALSE(scan.series[0].importable);
   EXPECT_FALSE(r.ok());
-  EXPECT_TRUE(anyContains(r.messages.errors, "no CT series found")) << joined(r.messages.errors);
+  EXPECT_TRUE(
+      anyContains(r.messages.errors, "CT_0001.dcm: Rows '65535' is not an image size (1 to 8192)"))
+      << joined(r.messages.errors);
 }
 
-// Same finding within the limit: 8000 x 8000 claimed, 600 pixels stored. The volume (128 MB
-// per slice) is allocated only after the first slice's pixel data proves its size.
+// Same finding within the limit: 8000 x 8000 claimed, 600 pixels stored. The verdict compares
+// the pixel data's length with the header before the volume (128 MB per slice) is allocated.
 TEST(IoSyntheticImport, LyingRowsColumnsFailBeforeTheVolumeIsAllocated) {
   TempDir dir("lying-rows");
   SyntheticPhantomSpec spec = nonSquareSpec();
@@ -174,8 +175,9 @@ TEST(IoSyntheticImport, LyingRowsColumnsFailBeforeTheVolumeIsAllocated) {
   const long before = peakRssMiB();
   const PatientImportResult r = scanAndImport(dir.str());
   EXPECT_FALSE(r.ok());
-  EXPECT_TRUE(
-      anyContains(r.messages.errors, "pixel data holds 600 values, Rows x Columns is 64000000"))
+  EXPECT_TRUE(anyContains(r.messages.errors,
+                          "CT_0001.dcm: the pixel data holds 1200 bytes, but Rows x Columns "
+                          "(8000 x 8000) at 16 bits need 128000000"))
       << joined(r.messages.errors);
   EXPECT_LT(peakRssMiB() - before, 64) << "the 2 x 128 MB volume was allocated";
 }
