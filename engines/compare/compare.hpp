@@ -1,0 +1,141 @@
+#pragma once
+/// Dose comparison engine: dose difference and the gamma index (Low, Harms, Mutic and Purdy,
+/// Med. Phys. 25 (1998) 656) of an evaluated dose against a reference dose, on any two grids.
+///
+/// Both doses live in patient LPS mm on their own grids (spacing, origin, extent and direction
+/// may differ). Every reference voxel centre is a point of the comparison; the evaluated dose is
+/// the continuous trilinear function through its voxel centres, defined on the box of those
+/// centres. Gamma at a reference point is the minimum over that function, not over a set of
+/// voxel centres or sub-steps: gamma_search.hpp finds it by a bounded branch-and-bound search
+/// whose result gamma_hat satisfies gamma <= gamma_hat <= gamma + tolerance, and decides
+/// pass/fail (gamma <= 1) exactly (see there for the method and the one stated exception).
+/// Tools that search a grid of sub-steps (pymedphys: interp_fraction) can only overestimate
+/// gamma: their minimum is taken over a subset of the points considered here.
+///
+/// Check, then run (as the other engines): validate() says whether a request is consistent,
+/// workspaceBytes() what it allocates, compareDoses() does both and refuses what cannot fit.
+/// CPU reference in double precision on all threads; CUDA backend in float for the search
+/// (positions in double), the same algorithm (one header shared by both).
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/device.hpp"
+#include "core/kernel_profile.hpp"
+#include "core/progress.hpp"
+#include "core/volume.hpp"
+
+namespace penumbra::compare {
+
+/// What the dose criterion of a global gamma (and the difference in %) is a percentage of.
+enum class Normalisation {
+  ReferenceMax,  ///< the reference dose's maximum (the usual "global" gamma)
+  Prescription,  ///< a prescription dose given in Gy
+  Value,         ///< any dose given in Gy
+};
+const char* toString(Normalisation n);
+
+struct GammaCriteria {
+  double dosePercent = 3;     ///< dose criterion DD, % of the normalisation (local: of the point's dose)
+  double distanceMm = 3;      ///< distance-to-agreement criterion DTA, mm
+  bool local = false;         ///< DD relative to the reference dose at each point
+  Normalisation normalisation = Normalisation::ReferenceMax;
+  double normalisationGy = 0; ///< for Prescription and Value
+  /// Reference points below this % of the normalisation dose are not evaluated.
+  double cutoffPercent = 10;
+  /// Points of the evaluated dose farther than this are not considered; 0: cap x DTA (every
+  /// point that could give a gamma below the cap).
+  double maxSearchMm = 0;
+  double gammaCap = 2;        ///< gamma values above the cap are reported as the cap (> 1)
+  double tolerance = 1e-3;    ///< largest overestimate of any gamma value (in gamma units)
+};
+
+/// A structure's mask on the reference grid, for per-structure pass rates.
+struct StructureMask {
+  std::string name;
+  std::shared_ptr<const Mask> mask;
+};
+
+struct CompareRequest {
+  std::shared_ptr<const Volume<float>> reference;  ///< dose A, Gy
+  std::shared_ptr<const Volume<float>> evaluated;  ///< dose B, Gy
+  /// DICOM FrameOfReferenceUIDs of the two doses where known: both set and different is refused.
+  std::string referenceFrame, evaluatedFrame;
+  GammaCriteria criteria;
+  bool computeGamma = true;
+  /// Optional: only reference points inside this mask (reference grid) are evaluated.
+  std::shared_ptr<const Mask> mask;
+  std::vector<StructureMask> structures;  ///< pass rate per structure (reference grid)
+  Backend backend = Backend::Auto;
+  int cpuThreads = 0;  ///< 0: all hardware threads
+};
+
+/// Fine histogram of the evaluated gamma values: kFineBins bins over [0, cap]; the last bin
+/// holds the points at the cap.
+inline constexpr int kGammaHistogramBins = 2000;
+
+struct GammaStatistics {
+  std::int64_t evaluatedPoints = 0;  ///< reference points that got a gamma value
+  std::int64_t passedPoints = 0;     ///< gamma <= 1
+  double passRatePercent = 0;
+  double mean = 0, max = 0;
+  /// Percentiles 50, 90, 95 and 99, read off the fine histogram (within one bin, cap / 2000).
+  double p50 = 0, p90 = 0, p95 = 0, p99 = 0;
+  double binWidth = 0;                 ///< of the histogram
+  std::vector<std::int64_t> histogram; ///< kGammaHistogramBins counts over [0, cap]
+  /// Points whose search stopped at the depth limit before meeting the tolerance (steep
+  /// gradients far below the tolerance's scale); their gamma is an upper bound.
+  std::int64_t depthLimitedPoints = 0;
+};
+
+struct DifferenceStatistics {
+  std::int64_t points = 0;  ///< the evaluated points (above the cut-off, inside mask and overlap)
+  double meanGy = 0, sdGy = 0, minGy = 0, maxGy = 0, meanAbsGy = 0;
+  double meanPercent = 0, minPercent = 0, maxPercent = 0;  ///< of the normalisation dose
+  double withinDosePercent = 0;  ///< % of points with |A - B| <= DD (global DD in Gy)
+};
+
+struct StructurePassRate {
+  std::string name;
+  std::int64_t evaluatedPoints = 0, passedPoints = 0;
+  double passRatePercent = 0;  ///< NaN when no point of the structure was evaluated
+  double meanGamma = 0;
+};
+
+struct CompareResult {
+  /// On the reference grid. gamma: NaN where not evaluated (below the cut-off, outside the mask
+  /// or outside the evaluated dose's box). difference: A - B in Gy, NaN outside the evaluated box.
+  Volume<float> gamma;
+  Volume<float> difference;
+  double normalisationGy = 0;  ///< the dose DD and the cut-off are percentages of
+  double referenceMaxGy = 0, evaluatedMaxGy = 0;
+  std::int64_t referencePoints = 0;  ///< all reference voxels
+  std::int64_t belowCutoff = 0, outsideMask = 0, outsideEvaluated = 0;
+  GammaStatistics gammaStats;
+  DifferenceStatistics differenceStats;
+  std::vector<StructurePassRate> structures;
+  Backend backend = Backend::Cpu;
+  std::string device;
+  std::vector<KernelProfile> profiles;
+  std::vector<std::string> messages;  ///< user-facing notes (fallback, partial overlap)
+  double elapsedMs = 0;
+};
+
+struct WorkspaceEstimate {
+  std::size_t deviceBytes = 0, hostBytes = 0;
+  std::string breakdown;
+};
+
+/// Throws InvalidArgument naming what is wrong: empty or non-orthonormal grids, NaN or Inf
+/// voxels (count and first voxel), doses that do not overlap, different frames of reference,
+/// criteria out of range (DD, DTA, cut-off, cap, tolerance, search distance), a mask on another
+/// grid or an empty mask, a zero reference dose.
+void validate(const CompareRequest& request);
+WorkspaceEstimate workspaceBytes(const CompareRequest& request, Backend backend);
+/// Validates, then compares on the chosen backend (CUDA when usable for Auto). Reports progress
+/// and honours cancel between slices (CPU) and batches (CUDA).
+CompareResult compareDoses(const CompareRequest& request, const JobControl& job = {});
+
+}  // namespace penumbra::compare

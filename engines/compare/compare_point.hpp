@@ -1,0 +1,96 @@
+#pragma once
+/// One reference point of a comparison, as the CPU reference and the CUDA kernel both run it:
+/// where the point falls in the evaluated grid, its class (evaluated, below the cut-off,
+/// outside the mask, outside the evaluated dose), its dose difference and its gamma.
+#include <cstdint>
+
+#include "compare/gamma_search.hpp"
+
+namespace penumbra::compare {
+
+/// Why a reference point has (or has not) a gamma value. The order is the order of the tests.
+enum PointClass : std::uint8_t {
+  kEvaluated = 0,
+  kOutsideEvaluated = 1,  ///< the evaluated dose's box does not reach the point: no difference
+  kOutsideMask = 2,
+  kBelowCutoff = 3,
+};
+
+/// Everything a point needs, computed once on the host (compare.cpp: makePointSetup).
+template <typename Real>
+struct PointSetup {
+  GammaField<Real> field;
+  GammaLimits<Real> limits;
+  double toEval[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};  ///< reference index -> evaluated index (row major)
+  double toEvalOffset[3] = {0, 0, 0};
+  int refDims[3] = {0, 0, 0};
+  Real invDdGlobal = 1;    ///< 1 / (DD% x normalisation), Gy^-1
+  Real ddFraction = 0.03;  ///< DD / 100, for local gamma
+  bool local = false;
+  bool gamma = true;       ///< false: difference only
+  float cutoffGy = 0;
+};
+
+/// The evaluated dose's trilinear value at continuous index e (inside its box).
+template <typename Real>
+PENUMBRA_GAMMA_HD Real sampleTrilinear(const GammaField<Real>& f, const double e[3]) {
+  int c[3];
+  Real t[3];
+  for (int a = 0; a < 3; ++a) {
+    int i = int(e[a]);
+    if (i > f.n[a] - 2) i = f.n[a] - 2;
+    if (i < 0) i = 0;
+    c[a] = i;
+    t[a] = f.n[a] > 1 ? Real(e[a] - double(i)) : Real(0);
+  }
+  const int s1 = f.n[0], s2 = f.n[0] * f.n[1];
+  const int sx = f.n[0] > 1 ? 1 : 0, sy = f.n[1] > 1 ? s1 : 0, sz = f.n[2] > 1 ? s2 : 0;
+  const int base = c[2] * s2 + c[1] * s1 + c[0];
+  Real v[8];
+  for (int k = 0; k < 8; ++k)
+    v[k] = Real(f.dose[base + ((k & 1) ? sx : 0) + ((k & 2) ? sy : 0) + ((k & 4) ? sz : 0)]);
+  return detail::trilinear(v, t[0], t[1], t[2]);
+}
+
+struct PointOutcome {
+  PointClass cls = kOutsideEvaluated;
+  float gamma = 0;  ///< valid for kEvaluated
+  float difference = 0;  ///< reference - evaluated, Gy; valid unless kOutsideEvaluated
+  bool depthLimited = false;
+};
+
+/// The point (i, j, k) of the reference grid with reference dose dr; inMask: the optional
+/// mask's value there (true without a mask).
+template <typename Real>
+PENUMBRA_GAMMA_HD PointOutcome comparePoint(const PointSetup<Real>& s, int i, int j, int k,
+                                            float dr, bool inMask) {
+  PointOutcome out;
+  double e[3];
+  const double* m = s.toEval;
+  for (int a = 0; a < 3; ++a) {
+    e[a] = m[3 * a] * i + m[3 * a + 1] * j + m[3 * a + 2] * k + s.toEvalOffset[a];
+    // A point within a millionth of a voxel of the box is in it (rounding of origins).
+    const double hi = double(s.field.n[a] - 1);
+    if (!(e[a] >= -1e-6 && e[a] <= hi + 1e-6)) return out;
+    e[a] = e[a] < 0 ? 0 : (e[a] > hi ? hi : e[a]);
+  }
+  out.difference = float(Real(dr) - sampleTrilinear(s.field, e));
+  if (!inMask) {
+    out.cls = kOutsideMask;
+    return out;
+  }
+  if (!(dr >= s.cutoffGy)) {
+    out.cls = kBelowCutoff;
+    return out;
+  }
+  out.cls = kEvaluated;
+  if (s.gamma) {
+    const Real invDd = s.local ? Real(1) / (s.ddFraction * Real(dr)) : s.invDdGlobal;
+    const GammaPoint g = gammaAt(s.field, e, Real(dr), invDd, s.limits);
+    out.gamma = float(g.gamma);
+    out.depthLimited = g.depthLimited;
+  }
+  return out;
+}
+
+}  // namespace penumbra::compare

@@ -1,0 +1,436 @@
+#pragma once
+/// The exact gamma search at one reference point, shared by the CPU reference (Real = double)
+/// and the CUDA kernel (Real = float): one algorithm, two precisions.
+///
+/// Coordinates. The search works in the evaluated dose's index space, scaled so that one
+/// distance criterion is one unit: u_a = index_a * spacing_a / DTA. The evaluated grid is
+/// orthonormal, so |du| is the patient distance in units of DTA. Doses are divided by the dose
+/// criterion DD (global: one value; local: DD% of the reference point's dose). Then
+///     Gamma^2(x) = |u(x) - u_r|^2 + (T(x) - d_r)^2,
+/// with T the evaluated dose's trilinear interpolant: trilinear inside each cell (the box of 8
+/// neighbouring voxel centres), defined on the box of all voxel centres. Coordinates are kept
+/// relative to the cell holding the reference point, so float loses nothing to large indices.
+///
+/// Bounds. On any box B inside one cell, T lies between the least and the greatest of its
+/// values at B's corners (a trilinear function is a convex combination of them), hence
+///     L(B) = dist(u_r, B)^2 + max(0, min_corners T - d_r, d_r - max_corners T)^2
+/// bounds Gamma^2 on B from below, and Gamma^2 at any point of B is an upper bound of the
+/// minimum sought.
+///
+/// Search (branch and bound).
+///   1. best^2 starts at cap^2 (the reported value when nothing lower exists within reach);
+///   2. cells are visited in rings of growing Chebyshev index distance around the reference
+///      point's cell; a ring stops the search once its nearest possible distance reaches
+///      min(best, search limit), and a cell farther (per axis) than that is skipped;
+///   3. inside a cell, boxes are bisected as an octree, depth first, without a stack (the
+///      traversal moves to the next sibling or up from the box's own coordinates). Each box
+///      evaluates Gamma^2 at its 8 corners and at its point nearest u_r (upper bounds), then is
+///      dropped when L(B) >= best^2, or when L(B) >= (best - tol)^2 unless B could still turn a
+///      fail into a pass (L(B) < 1 < best^2), which is refined whatever the tolerance says.
+/// Result: gamma <= gamma_hat <= gamma + tol, and gamma_hat <= 1 exactly when gamma <= 1.
+/// The one exception: a box at the depth limit (kMaxLevel bisections, 1/16384 of a cell) that
+/// is still undecided; the point is then flagged depth-limited and its gamma_hat is still an
+/// upper bound. The result reports how many points were (none in the tests and benches).
+#include <cstdint>
+
+#include <cmath>
+
+#if defined(__CUDACC__)
+#define PENUMBRA_GAMMA_HD __host__ __device__ __forceinline__
+#else
+#define PENUMBRA_GAMMA_HD inline
+#endif
+
+namespace penumbra::compare {
+
+/// Bisection depth limit of the octree inside one cell.
+inline constexpr int kGammaMaxLevel = 14;
+
+/// The evaluated dose as the search sees it.
+template <typename Real>
+struct GammaField {
+  const float* dose = nullptr;  ///< Gy, i fastest
+  int n[3] = {0, 0, 0};         ///< voxels per axis
+  int cells[3] = {0, 0, 0};     ///< cells per axis: n - 1, or 1 for a one-voxel axis
+  Real h[3] = {1, 1, 1};        ///< voxel spacing / DTA
+  Real w[3] = {1, 1, 1};        ///< cell width in u: h, or 0 along a one-voxel axis
+  Real hmin = 1;                ///< smallest h over the axes with more than one voxel
+};
+
+template <typename Real>
+struct GammaLimits {
+  Real cap2 = 4;      ///< cap^2
+  Real limit2 = 4;    ///< (search limit / DTA)^2; points beyond are not considered
+  Real tol = 1e-3;    ///< tolerance on gamma
+};
+
+struct GammaPoint {
+  double gamma = 0;
+  bool depthLimited = false;
+};
+
+namespace detail {
+
+template <typename Real>
+PENUMBRA_GAMMA_HD Real lerp(Real a, Real b, Real t) {
+  return a + t * (b - a);
+}
+template <typename Real>
+PENUMBRA_GAMMA_HD Real minR(Real a, Real b) {
+  return a < b ? a : b;
+}
+template <typename Real>
+PENUMBRA_GAMMA_HD Real maxR(Real a, Real b) {
+  return a > b ? a : b;
+}
+template <typename Real>
+PENUMBRA_GAMMA_HD Real sqrtR(Real v);
+template <>
+PENUMBRA_GAMMA_HD float sqrtR<float>(float v) {
+#if defined(__CUDA_ARCH__)
+  return sqrtf(v);
+#else
+  return __builtin_sqrtf(v);
+#endif
+}
+template <>
+PENUMBRA_GAMMA_HD double sqrtR<double>(double v) {
+#if defined(__CUDA_ARCH__)
+  return sqrt(v);
+#else
+  return __builtin_sqrt(v);
+#endif
+}
+
+/// Trilinear value in a cell from its corners c[bit0 = x, bit1 = y, bit2 = z].
+template <typename Real>
+PENUMBRA_GAMMA_HD Real trilinear(const Real c[8], Real tx, Real ty, Real tz) {
+  const Real x00 = lerp(c[0], c[1], tx), x10 = lerp(c[2], c[3], tx);
+  const Real x01 = lerp(c[4], c[5], tx), x11 = lerp(c[6], c[7], tx);
+  return lerp(lerp(x00, x10, ty), lerp(x01, x11, ty), tz);
+}
+
+/// State of one point's search: the best Gamma^2 so far and the thresholds derived from it.
+template <typename Real>
+struct Best {
+  Real g2, prune2;  // best^2 and (best - tol)^2
+  Real tol, limit2;
+  bool depthLimited = false;
+  PENUMBRA_GAMMA_HD void offer(Real d2, Real dv) {
+    if (d2 > limit2) return;  // beyond the search limit: not a candidate
+    const Real g = d2 + dv * dv;
+    if (g < g2) {
+      g2 = g;
+      const Real b = sqrtR(g) - tol;
+      prune2 = b > Real(0) ? b * b : Real(0);
+    }
+  }
+  /// True when a box with lower bound lb cannot change the result.
+  PENUMBRA_GAMMA_HD bool prunes(Real lb) const {
+    if (lb >= g2) return true;
+    const bool undecided = g2 > Real(1) && lb < Real(1);
+    return lb >= prune2 && !undecided;
+  }
+};
+
+template <typename Real>
+PENUMBRA_GAMMA_HD Real fabsR(Real v) {
+  return v < Real(0) ? -v : v;
+}
+
+/// Distance^2 from p to the interval [lo, lo + w] along one axis.
+template <typename Real>
+PENUMBRA_GAMMA_HD Real axisGap2(Real p, Real lo, Real w) {
+  const Real d = p < lo ? lo - p : (p > lo + w ? p - lo - w : Real(0));
+  return d * d;
+}
+
+/// min over y in the box [lo, hi] of |y|^2 + (a + G.y)^2, exactly. The minimiser is
+/// y(l) = clamp(-l G) where l solves phi(l) = l - a - G.y(l) = 0; phi is piecewise linear and
+/// strictly increasing (slope >= 1) with a kink where some -l G_i meets lo_i or hi_i, so the
+/// root is found from phi at those (at most 6) kinks. Writes the minimiser to y.
+template <typename Real>
+PENUMBRA_GAMMA_HD Real boxQuadratic(Real a, const Real G[3], const Real lo[3], const Real hi[3],
+                                    Real y[3]) {
+  auto clampR = [](Real v, Real l, Real h) { return v < l ? l : (v > h ? h : v); };
+  auto phi = [&](Real l) {
+    Real s = l - a;
+    for (int i = 0; i < 3; ++i) s -= G[i] * clampR(-l * G[i], lo[i], hi[i]);
+    return s;
+  };
+  bool haveLo = false, haveHi = false;
+  Real lamLo = 0, lamHi = 0, pLo = 0, pHi = 0;
+  for (int i = 0; i < 3; ++i) {
+    if (G[i] == Real(0)) continue;
+    for (int e = 0; e < 2; ++e) {
+      const Real bp = -(e ? hi[i] : lo[i]) / G[i];
+      const Real p = phi(bp);
+      if (p <= Real(0) && (!haveLo || bp > lamLo)) {
+        haveLo = true;
+        lamLo = bp;
+        pLo = p;
+      }
+      if (p >= Real(0) && (!haveHi || bp < lamHi)) {
+        haveHi = true;
+        lamHi = bp;
+        pHi = p;
+      }
+    }
+  }
+  Real lam;
+  if (haveLo && haveHi) {
+    lam = pHi > pLo ? lamLo - pLo * (lamHi - lamLo) / (pHi - pLo) : lamLo;
+  } else {
+    // Beyond every kink on one side (or no kink at all): phi is linear there, with slope
+    // 1 + the G_i^2 of the axes whose clamp is not active.
+    const Real ref = haveLo ? lamLo : (haveHi ? lamHi : Real(0));
+    const Real probe = haveLo ? ref + Real(1) : (haveHi ? ref - Real(1) : Real(0));
+    Real slope = 1;
+    for (int i = 0; i < 3; ++i) {
+      const Real v = -probe * G[i];
+      if (v > lo[i] && v < hi[i]) slope += G[i] * G[i];
+    }
+    lam = ref - phi(ref) / slope;
+  }
+  Real q = a;
+  Real n2 = 0;
+  for (int i = 0; i < 3; ++i) {
+    y[i] = clampR(-lam * G[i], lo[i], hi[i]);
+    q += G[i] * y[i];
+    n2 += y[i] * y[i];
+  }
+  return n2 + q * q;
+}
+
+/// Branch and bound inside one cell. lo: the cell's low corner in u (relative to the
+/// reference point's cell), w: its widths, c: corner doses (already divided by DD).
+///
+/// Each box has two lower bounds of Gamma^2. The first is the corner-range bound of the file
+/// comment (cheap). The second is second-order tight: in centred box coordinates s in
+/// [-1/2, 1/2]^3 the trilinear dose is T = Tc + g.s + (b_xy s_x s_y + b_xz s_x s_z +
+/// b_yz s_y s_z) + b_xyz s_x s_y s_z (a Walsh-Hadamard transform of the 8 corners), so
+/// |T - l| <= rho = (|b_xy| + |b_xz| + |b_yz|) / 4 + |b_xyz| / 8 for the linear part l, and
+/// Gamma^2 >= h = |y|^2 + (|l(y) - d_r| - rho)_+^2, whose minimum over the box is a convex
+/// problem solved exactly (boxQuadratic). Without it, the boxes around a minimiser would not
+/// be pruned before their size reached the tolerance (the bound's gap shrinks with the box
+/// size, the function grows with the square of the distance): thousands of boxes a point.
+template <typename Real>
+PENUMBRA_GAMMA_HD void searchCell(const Real c[8], const Real lo[3], const Real w[3],
+                                  const Real ur[3], Real dr, Best<Real>& best) {
+  int level = 0, ix = 0, iy = 0, iz = 0;
+  for (;;) {
+#ifdef PENUMBRA_GAMMA_COUNT
+    PENUMBRA_GAMMA_COUNT();
+#endif
+    const Real inv = Real(1) / Real(1 << level);
+    const Real t0[3] = {Real(ix) * inv, Real(iy) * inv, Real(iz) * inv};
+    const Real t1[3] = {Real(ix + 1) * inv, Real(iy + 1) * inv, Real(iz + 1) * inv};
+    // Box corners' doses: lerps along x on the cell's four x-edges, then y, then z.
+    Real ex[2][2][2];  // [z][y][x end]
+    for (int z = 0; z < 2; ++z)
+      for (int y = 0; y < 2; ++y) {
+        const Real a = c[(z << 2) | (y << 1)], b = c[(z << 2) | (y << 1) | 1];
+        ex[z][y][0] = lerp(a, b, t0[0]);
+        ex[z][y][1] = lerp(a, b, t1[0]);
+      }
+    // Then along y and z, keeping the corner order bit0 = x, bit1 = y, bit2 = z.
+    Real v[8];
+    for (int x = 0; x < 2; ++x) {
+      const Real y0z0 = lerp(ex[0][0][x], ex[0][1][x], t0[1]);
+      const Real y1z0 = lerp(ex[0][0][x], ex[0][1][x], t1[1]);
+      const Real y0z1 = lerp(ex[1][0][x], ex[1][1][x], t0[1]);
+      const Real y1z1 = lerp(ex[1][0][x], ex[1][1][x], t1[1]);
+      v[x] = lerp(y0z0, y0z1, t0[2]);
+      v[x | 2] = lerp(y1z0, y1z1, t0[2]);
+      v[x | 4] = lerp(y0z0, y0z1, t1[2]);
+      v[x | 6] = lerp(y1z0, y1z1, t1[2]);
+    }
+    // The box relative to u_r (y = u - u_r), and Gamma^2 at its corners (upper bounds).
+    Real blo[3], bhi[3], d2[3][2];
+    for (int a = 0; a < 3; ++a) {
+      blo[a] = lo[a] + t0[a] * w[a] - ur[a];
+      bhi[a] = lo[a] + t1[a] * w[a] - ur[a];
+      d2[a][0] = blo[a] * blo[a];
+      d2[a][1] = bhi[a] * bhi[a];
+    }
+    Real vmin = v[0], vmax = v[0];
+    for (int k = 0; k < 8; ++k) {
+      vmin = minR(vmin, v[k]);
+      vmax = maxR(vmax, v[k]);
+      best.offer(d2[0][k & 1] + d2[1][(k >> 1) & 1] + d2[2][(k >> 2) & 1], v[k] - dr);
+    }
+    Real dist2 = 0;
+    for (int a = 0; a < 3; ++a) {
+      const Real g = blo[a] > Real(0) ? blo[a] : (bhi[a] < Real(0) ? -bhi[a] : Real(0));
+      dist2 += g * g;
+    }
+    const Real doseGap = maxR(Real(0), maxR(vmin - dr, dr - vmax));
+    // A box wholly beyond the search limit holds no candidate.
+    bool keep = dist2 <= best.limit2 && !best.prunes(dist2 + doseGap * doseGap);
+    if (keep) {
+      // Walsh-Hadamard coefficients of the corners (sigma = -1 / +1 per bit).
+      Real sum = 0, gx = 0, gy = 0, gz = 0, bxy = 0, bxz = 0, byz = 0, bxyz = 0;
+      for (int k = 0; k < 8; ++k) {
+        const Real sx = (k & 1) ? Real(1) : Real(-1), sy = (k & 2) ? Real(1) : Real(-1),
+                   sz = (k & 4) ? Real(1) : Real(-1);
+        sum += v[k];
+        gx += sx * v[k];
+        gy += sy * v[k];
+        gz += sz * v[k];
+        bxy += sx * sy * v[k];
+        bxz += sx * sz * v[k];
+        byz += sy * sz * v[k];
+        bxyz += sx * sy * sz * v[k];
+      }
+      const Real rho = (fabsR(bxy) + fabsR(bxz) + fabsR(byz)) * Real(0.125) + fabsR(bxyz) * Real(0.125);
+      const Real gs[3] = {gx * Real(0.25), gy * Real(0.25), gz * Real(0.25)};
+      Real G[3];
+      Real a0 = sum * Real(0.125) - dr;
+      for (int a = 0; a < 3; ++a) {
+        const Real width = bhi[a] - blo[a];
+        G[a] = width > Real(0) ? gs[a] / width : Real(0);
+        a0 -= G[a] * (Real(0.5) * (blo[a] + bhi[a]));  // linear part at y = 0 (u = u_r)
+      }
+      Real y[3], y0[3], l0 = a0;
+      for (int a = 0; a < 3; ++a) {
+        y0[a] = blo[a] > Real(0) ? blo[a] : (bhi[a] < Real(0) ? bhi[a] : Real(0));
+        l0 += G[a] * y0[a];
+      }
+      Real h;
+      if (fabsR(l0) <= rho) {
+        h = dist2;
+        for (int a = 0; a < 3; ++a) y[a] = y0[a];
+      } else {
+        h = boxQuadratic(l0 > rho ? a0 - rho : a0 + rho, G, blo, bhi, y);
+      }
+      keep = !best.prunes(h);
+      if (keep) {
+        // Gamma^2 at the bound's minimiser: usually within the tolerance of the box's minimum.
+        Real t[3];
+        Real yd2 = 0;
+        for (int a = 0; a < 3; ++a) {
+          t[a] = w[a] > Real(0) ? (y[a] + ur[a] - lo[a]) / w[a] : Real(0);
+          t[a] = t[a] < t0[a] ? t0[a] : (t[a] > t1[a] ? t1[a] : t[a]);
+          yd2 += y[a] * y[a];
+        }
+        best.offer(yd2, trilinear(c, t[0], t[1], t[2]) - dr);
+        keep = !best.prunes(h);
+      }
+    }
+    if (keep) {
+      if (level < kGammaMaxLevel) {
+        ++level;
+        ix *= 2;
+        iy *= 2;
+        iz *= 2;
+        continue;
+      }
+      best.depthLimited = true;
+    }
+    // Next sibling, or up until there is one. The child number is (ix & 1) | (iy & 1) << 1 |
+    // (iz & 1) << 2; children are visited in that order.
+    for (;;) {
+      if (level == 0) return;
+      const int child = (ix & 1) | ((iy & 1) << 1) | ((iz & 1) << 2);
+      if (child < 7) {
+        const int next = child + 1;
+        ix = (ix & ~1) | (next & 1);
+        iy = (iy & ~1) | ((next >> 1) & 1);
+        iz = (iz & ~1) | ((next >> 2) & 1);
+        break;
+      }
+      --level;
+      ix >>= 1;
+      iy >>= 1;
+      iz >>= 1;
+    }
+  }
+}
+
+}  // namespace detail
+
+/// Gamma at one reference point. e: the point's continuous index in the evaluated grid (inside
+/// [0, n - 1] on every axis; the caller checks), dr: the reference dose and invDd: 1 / DD in
+/// Gy^-1 (the caller divides by the local or global criterion).
+template <typename Real>
+PENUMBRA_GAMMA_HD GammaPoint gammaAt(const GammaField<Real>& f, const double e[3], Real dr,
+                                     Real invDd, const GammaLimits<Real>& lim) {
+  int pc[3];
+  Real ur[3];
+  for (int a = 0; a < 3; ++a) {
+    int c = int(e[a]);  // e >= 0
+    if (c > f.cells[a] - 1) c = f.cells[a] - 1;
+    if (c < 0) c = 0;
+    pc[a] = c;
+    ur[a] = Real(e[a] - double(c)) * f.h[a];
+  }
+  detail::Best<Real> best;
+  best.g2 = lim.cap2;
+  best.tol = lim.tol;
+  best.limit2 = lim.limit2;
+  {
+    const Real b = detail::sqrtR(lim.cap2) - lim.tol;
+    best.prune2 = b > Real(0) ? b * b : Real(0);
+  }
+  const Real d = dr * invDd;
+  const int stride1 = f.n[0], stride2 = f.n[0] * f.n[1];
+  for (int ring = 0;; ++ring) {
+    const Real reach2 = detail::minR(best.g2, lim.limit2);
+    if (ring >= 1) {
+      const Real near = Real(ring - 1) * f.hmin;
+      if (near * near >= reach2) break;
+    }
+    const Real reach = detail::sqrtR(reach2);
+    int lim3[3];
+    bool any = false;
+    for (int a = 0; a < 3; ++a) {
+      // A cell |o| steps away along a is at least (|o| - 1) h_a away along a.
+      const Real steps = reach / f.h[a] + Real(1);
+      int l = steps > Real(ring) ? ring : int(steps);
+      if (f.n[a] == 1) l = 0;
+      lim3[a] = l;
+      if (l == ring) any = true;
+    }
+    if (!any) break;  // every axis is out of reach at this ring: so are all farther rings
+    for (int oz = -lim3[2]; oz <= lim3[2]; ++oz) {
+      const int cz = pc[2] + oz;
+      if (cz < 0 || cz >= f.cells[2]) continue;
+      for (int oy = -lim3[1]; oy <= lim3[1]; ++oy) {
+        const int cy = pc[1] + oy;
+        if (cy < 0 || cy >= f.cells[1]) continue;
+        const bool shell = (oz == ring || oz == -ring || oy == ring || oy == -ring);
+        const int step = shell ? 1 : 2 * ring;
+        for (int ox = -lim3[0]; ox <= lim3[0]; ox += step) {
+          if (!shell && ox != -ring && ox != ring) continue;
+          const int cx = pc[0] + ox;
+          if (cx < 0 || cx >= f.cells[0]) continue;
+          const Real lo[3] = {Real(ox) * f.h[0], Real(oy) * f.h[1], Real(oz) * f.h[2]};
+          // Quick cell test on distance alone before loading 8 doses.
+          const Real g2 = detail::axisGap2(ur[0], lo[0], f.w[0]) +
+                          detail::axisGap2(ur[1], lo[1], f.w[1]) +
+                          detail::axisGap2(ur[2], lo[2], f.w[2]);
+          if (best.prunes(g2) || g2 > lim.limit2) continue;
+          const int base = cz * stride2 + cy * stride1 + cx;
+          const int sx = f.n[0] > 1 ? 1 : 0, sy = f.n[1] > 1 ? stride1 : 0,
+                    sz = f.n[2] > 1 ? stride2 : 0;
+          Real corner[8];
+          for (int k = 0; k < 8; ++k) {
+            const int at = base + ((k & 1) ? sx : 0) + ((k & 2) ? sy : 0) + ((k & 4) ? sz : 0);
+#if defined(__CUDA_ARCH__)
+            corner[k] = Real(__ldg(f.dose + at)) * invDd;
+#else
+            corner[k] = Real(f.dose[at]) * invDd;
+#endif
+          }
+          detail::searchCell(corner, lo, f.w, ur, d, best);
+        }
+      }
+    }
+  }
+  GammaPoint out;
+  out.gamma = double(detail::sqrtR(best.g2));
+  out.depthLimited = best.depthLimited;
+  return out;
+}
+
+}  // namespace penumbra::compare

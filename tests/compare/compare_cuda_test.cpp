@@ -1,0 +1,117 @@
+// The CUDA backend against the CPU reference on seeded random smooth doses on mismatched (and
+// rotated) grids. "gpu" label: skips without a device.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "compare_test_support.hpp"
+
+namespace penumbra::compare {
+namespace {
+
+using namespace compare::test;
+
+#define REQUIRE_GPU()                                                                      \
+  do {                                                                                     \
+    std::string why;                                                                       \
+    if (queryCudaDevices(&why).empty()) GTEST_SKIP() << "no usable CUDA device: " << why; \
+  } while (0)
+
+struct Pair {
+  CompareResult cpu, gpu;
+};
+
+Pair runBoth(CompareRequest r) {
+  Pair p;
+  r.backend = Backend::Cpu;
+  p.cpu = compareDoses(r);
+  r.backend = Backend::Cuda;
+  p.gpu = compareDoses(r);
+  return p;
+}
+
+void expectAgreement(const Pair& p, double tol) {
+  EXPECT_EQ(p.gpu.backend, Backend::Cuda);
+  ASSERT_EQ(p.cpu.gamma.data.size(), p.gpu.gamma.data.size());
+  std::int64_t n = 0, bad = 0;
+  double worst = 0;
+  for (std::size_t i = 0; i < p.cpu.gamma.data.size(); ++i) {
+    const float a = p.cpu.gamma.data[i], b = p.gpu.gamma.data[i];
+    ASSERT_EQ(std::isnan(a), std::isnan(b)) << "voxel " << i;
+    const float da = p.cpu.difference.data[i], db = p.gpu.difference.data[i];
+    ASSERT_EQ(std::isnan(da), std::isnan(db)) << "voxel " << i;
+    if (!std::isnan(da)) {
+      EXPECT_NEAR(da, db, 2e-5) << "difference at voxel " << i;
+    }
+    if (std::isnan(a)) continue;
+    ++n;
+    worst = std::max(worst, double(std::fabs(a - b)));
+    // Both are within the tolerance above the true value; float adds a little.
+    if (std::fabs(a - b) > tol + 2e-4 && bad++ < 5) ADD_FAILURE() << "voxel " << i << ": cpu " << a << ", cuda " << b;
+  }
+  EXPECT_EQ(bad, 0) << "worst |cpu - cuda| " << worst;
+  EXPECT_GT(n, 1000);
+  EXPECT_EQ(p.cpu.gammaStats.evaluatedPoints, p.gpu.gammaStats.evaluatedPoints);
+  // Pass/fail is exact in both; only points within float rounding of 1 may differ.
+  EXPECT_LE(std::llabs(p.cpu.gammaStats.passedPoints - p.gpu.gammaStats.passedPoints),
+            std::max<std::int64_t>(2, n / 10000));
+  EXPECT_LT(p.cpu.gammaStats.passRatePercent, 100.0);  // the doses really differ
+  EXPECT_GT(p.cpu.gammaStats.passRatePercent, 0.0);
+}
+
+TEST(CompareCuda, AgreesWithTheCpuOnRandomDosesOnMismatchedGrids) {
+  REQUIRE_GPU();
+  for (unsigned seed : {1u, 2u, 3u}) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const Grid gr = makeGrid(40, 36, 30, {2.5, 2.5, 2.5}, {0, 0, 0});
+    const Grid ge = makeGrid(52, 47, 41, {2.1, 2.2, 1.9}, {-4, -3, -2});
+    auto f = randomSmoothDose(seed, {10, 10, 10}, {90, 80, 65}, 8);
+    auto ref = sample(gr, f);
+    auto eval = sample(ge, [&](Vec3 p) { return 1.01 * f(p + Vec3{1.0, -0.5, 0.7}); });
+    CompareRequest r = request(ref, eval, 2, 2);
+    expectAgreement(runBoth(r), r.criteria.tolerance);
+    r.criteria.local = true;
+    r.criteria.dosePercent = 3;
+    r.criteria.distanceMm = 3;
+    expectAgreement(runBoth(r), r.criteria.tolerance);
+  }
+}
+
+TEST(CompareCuda, AgreesWithTheCpuOnARotatedEvaluatedGridWithAMask) {
+  REQUIRE_GPU();
+  const Grid gr = makeGrid(36, 30, 24, {2, 2, 3}, {0, 0, 0});
+  const double c = std::cos(0.3), s = std::sin(0.3);
+  const Grid ge = makeGrid(50, 50, 40, {1.6, 1.6, 2}, {10, -15, -5},
+                           Mat3::fromColumns({c, s, 0}, {-s, c, 0}, {0, 0, 1}));
+  auto f = randomSmoothDose(11, {5, 5, 5}, {65, 55, 65}, 10);
+  auto ref = sample(gr, f);
+  auto eval = sample(ge, [&](Vec3 p) { return 0.98 * f(p + Vec3{-1.2, 0.4, 0.0}); });
+  CompareRequest r = request(ref, eval, 2, 2);
+  auto mask = std::make_shared<Mask>(gr, 0);
+  for (std::size_t i = 0; i < mask->data.size(); i += 2) mask->data[i] = 1;
+  r.mask = mask;
+  const Pair p = runBoth(r);
+  expectAgreement(p, r.criteria.tolerance);
+  EXPECT_GT(p.gpu.outsideEvaluated, 0);
+  EXPECT_EQ(p.cpu.outsideEvaluated, p.gpu.outsideEvaluated);
+  EXPECT_EQ(p.cpu.outsideMask, p.gpu.outsideMask);
+}
+
+TEST(CompareCuda, UniformScaledDoseGivesEOverDdOnTheGpu) {
+  REQUIRE_GPU();
+  const Grid g = makeGrid(64, 64, 64, {2, 2, 2}, {0, 0, 0});
+  auto ref = sample(g, [](Vec3) { return 2.0; });
+  auto eval = sample(g, [](Vec3) { return 2.0 * 1.015; });
+  CompareRequest r = request(ref, eval, 3, 3, Backend::Cuda);
+  // The result volumes start at 0: a voxel the kernel did not write fails the range check.
+  const CompareResult out = compareDoses(r);
+  EXPECT_EQ(out.backend, Backend::Cuda);
+  for (float v : out.gamma.data) ASSERT_TRUE(v >= 0.5f - 1e-5f && v <= 0.5f + 1.1e-3f) << v;
+  EXPECT_DOUBLE_EQ(out.gammaStats.passRatePercent, 100.0);
+  ASSERT_FALSE(out.profiles.empty());
+  EXPECT_EQ(out.profiles[0].kernel, "gamma_search");
+  EXPECT_GT(out.profiles[0].medianMs, 0.0);
+}
+
+}  // namespace
+}  // namespace penumbra::compare
