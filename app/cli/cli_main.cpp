@@ -38,7 +38,8 @@ commands:
   mcml FILE.mci [--backend cpu|cuda|cuda-strict|auto] [--tally METHOD] [--packets N]
                                   MCML light transport: runs the .mci's runs, writes their .mco files
   bench [SUITE...] [--json FILE] [--reps N]
-                                  run benchmarks and print one table; suites: import, bandwidth, proton
+                                  run benchmarks and print one table; suites: import, bandwidth, proton,
+                                  spmv, mcml, optimise, cccs, gamma
                                   (default: all that this build supports)
 
 --backend cuda runs on the CPU, with a note saying so, when no GPU is usable; cuda-strict fails.

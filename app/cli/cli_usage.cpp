@@ -66,8 +66,10 @@ constexpr Usage kUsages[] = {
      "  than --max-cpu-hours is refused before it starts (0: no limit).\n" PENUMBRA_BACKEND_HELP},
     {"bench",
      "usage: penumbra-cli bench [SUITE...] [--json FILE] [--reps N] [--packets N]\n"
-     "  suites: bandwidth, import, proton, spmv, mcml, optimise, cccs (default: bandwidth, import,\n"
-     "  proton); --packets: MCML packets per run (default 1e8)\n"},
+     "                          [--write-gamma-case DIR]\n"
+     "  suites: bandwidth, import, proton, spmv, mcml, optimise, cccs, gamma (default: bandwidth,\n"
+     "  import, proton); --packets: MCML packets per run (default 1e8); --write-gamma-case: also\n"
+     "  write the gamma benchmark's two doses as MetaImage into DIR\n"},
 };
 
 #undef PENUMBRA_BACKEND_HELP

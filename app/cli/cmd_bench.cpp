@@ -19,6 +19,8 @@ std::vector<BenchRow> benchSpmv(int reps);    // bench_spmv.cpp
 std::vector<BenchRow> benchMcml(int reps, std::uint64_t packets);  // bench_mcml.cpp (0: 1e8)
 std::vector<BenchRow> benchOptimise(int reps);  // bench_optimise.cpp
 std::vector<BenchRow> benchCccs(int reps);      // bench_cccs.cpp (photon collapsed cone)
+// bench_gamma.cpp; dir: also write the case as MetaImage (empty: do not)
+std::vector<BenchRow> benchGamma(int reps, const std::string& writeCaseDir);
 
 namespace {
 
@@ -51,6 +53,8 @@ int cmdBench(Args args) {
                    "--reps: must be at least 1, got " + std::to_string(reps));
   // mcml only: packets per run (default 1e8; "1e7" style accepted) and 1 run unless --reps.
   const std::uint64_t mcmlPackets = options.count("--packets", 0, 10, INT64_MAX);
+  // gamma only: write the benchmark's two doses as MetaImage into this folder.
+  const std::string gammaCaseDir = options.text("--write-gamma-case");
   std::vector<std::string> suites = options.rest();
   for (const std::string& s : suites)
     if (s.size() > 1 && s[0] == '-') {  // an unknown option, or one without its value
@@ -75,9 +79,11 @@ int cmdBench(Args args) {
       r = benchOptimise(reps);
     else if (s == "cccs")
       r = benchCccs(reps);
+    else if (s == "gamma")
+      r = benchGamma(reps, gammaCaseDir);
     else {
       std::cerr << "penumbra-cli bench: unknown suite '" << s
-                << "' (bandwidth, import, proton, spmv, mcml, optimise, cccs)\n";
+                << "' (bandwidth, import, proton, spmv, mcml, optimise, cccs, gamma)\n";
       return 2;
     }
     rows.insert(rows.end(), r.begin(), r.end());
