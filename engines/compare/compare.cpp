@@ -207,6 +207,8 @@ PointSetup<float> toFloat(const PointSetup<double>& s) {
 
 }  // namespace detail
 
+void releaseCompareGpuCache() { detail::releaseGpuCache(); }
+
 void validate(const CompareRequest& r) {
   checkGrid(r.reference.get(), "reference");
   checkGrid(r.evaluated.get(), "evaluated");
@@ -255,6 +257,18 @@ WorkspaceEstimate workspaceBytes(const CompareRequest& r, Backend backend) {
 
 namespace {
 
+/// A host stage's time as a profile row (the profiling panel and the bench show where a call's
+/// time goes besides the search).
+KernelProfile hostStage(const char* name, double ms) {
+  KernelProfile p;
+  p.kernel = name;
+  p.variant = "host";
+  p.backend = "cpu";
+  p.repetitions = 1;
+  p.medianMs = p.minMs = ms;
+  return p;
+}
+
 std::int64_t runCpu(const CompareRequest& r, const PointSetup<double>& s, int threads,
                     CompareResult& out, const JobControl& job) {
   const Grid& g = r.reference->grid;
@@ -291,7 +305,10 @@ CompareResult compareDoses(const CompareRequest& r, const JobControl& job) {
   validate(r);
   CompareResult out;
   const int threads = resolveThreads(r.cpuThreads);
+  const auto v0 = std::chrono::steady_clock::now();
   const detail::VolumeFacts facts = detail::checkVolumes(r, threads, job);
+  const double checkMs =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - v0).count();
   out.referenceMaxGy = facts.referenceMax;
   out.evaluatedMaxGy = facts.evaluatedMax;
   if (!(facts.referenceMax > 0))
@@ -313,8 +330,6 @@ CompareResult compareDoses(const CompareRequest& r, const JobControl& job) {
                       " on the GPU but " + formatBytes(free) + " are free (" + est.breakdown + ")",
                   __FILE__, __LINE__);
   }
-  out.gamma = Volume<float>(r.reference->grid, 0.0f);
-  out.difference = Volume<float>(r.reference->grid, 0.0f);
   std::int64_t depthLimited = 0;
   if (choice.backend == Backend::Cuda) {
     out.backend = Backend::Cuda;
@@ -322,6 +337,8 @@ CompareResult compareDoses(const CompareRequest& r, const JobControl& job) {
   } else {
     out.backend = Backend::Cpu;
     out.device = "cpu (" + std::to_string(threads) + " threads)";
+    out.gamma = Volume<float>(r.reference->grid, 0.0f);
+    out.difference = Volume<float>(r.reference->grid, 0.0f);
     const auto c0 = std::chrono::steady_clock::now();
     depthLimited = runCpu(r, setup, threads, out, job);
     KernelProfile p;
@@ -334,7 +351,12 @@ CompareResult compareDoses(const CompareRequest& r, const JobControl& job) {
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - c0).count();
     out.profiles.push_back(p);
   }
+  out.profiles.push_back(hostStage("check doses (host)", checkMs));
+  const auto s0 = std::chrono::steady_clock::now();
   detail::summarise(r, setup, threads, depthLimited, out);
+  out.profiles.push_back(hostStage(
+      "statistics (host)",
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s0).count()));
   if (out.outsideEvaluated > 0)
     out.messages.push_back(std::to_string(out.outsideEvaluated) +
                            " reference voxel(s) lie outside the evaluated dose and have no "

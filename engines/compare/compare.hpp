@@ -138,4 +138,9 @@ WorkspaceEstimate workspaceBytes(const CompareRequest& request, Backend backend)
 /// and honours cancel between slices (CPU) and batches (CUDA).
 CompareResult compareDoses(const CompareRequest& request, const JobControl& job = {});
 
+/// The CUDA backend keeps both doses on the GPU between calls (keyed by the volumes' identity:
+/// a dose must not change while it is shared) and the host memory of the next result. Frees
+/// it all (e.g. when the patient closes); the next call uploads again.
+void releaseCompareGpuCache();
+
 }  // namespace penumbra::compare

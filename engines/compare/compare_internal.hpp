@@ -25,9 +25,11 @@ PointSetup<float> toFloat(const PointSetup<double>& s);
 void summarise(const CompareRequest& request, const PointSetup<double>& setup, int threads,
                std::int64_t depthLimited, CompareResult& result);
 
-/// The CUDA backend (cuda/compare_cuda.cu, or compare_nocuda.cpp without CUDA). Fills gamma,
-/// difference, profiles and device; returns the number of depth-limited points.
+/// The CUDA backend (cuda/compare_cuda.cu, or compare_nocuda.cpp without CUDA). Sets gamma and
+/// difference (grid and data), profiles and device; returns the number of depth-limited points.
 std::int64_t runCompareCuda(const CompareRequest& request, const PointSetup<double>& setup,
                             CompareResult& result, const JobControl& job);
+/// Drops what the CUDA backend keeps between calls (nothing without CUDA).
+void releaseGpuCache();
 
 }  // namespace penumbra::compare::detail

@@ -10,4 +10,6 @@ std::int64_t runCompareCuda(const CompareRequest&, const PointSetup<double>&, Co
   PENUMBRA_THROW(Unsupported, "this build of Penumbra has no CUDA backend");
 }
 
+void releaseGpuCache() {}
+
 }  // namespace penumbra::compare::detail

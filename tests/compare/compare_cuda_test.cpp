@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 
 #include "compare_test_support.hpp"
 
@@ -67,7 +68,7 @@ TEST(CompareCuda, AgreesWithTheCpuOnRandomDosesOnMismatchedGrids) {
     const Grid ge = makeGrid(52, 47, 41, {2.1, 2.2, 1.9}, {-4, -3, -2});
     auto f = randomSmoothDose(seed, {10, 10, 10}, {90, 80, 65}, 8);
     auto ref = sample(gr, f);
-    auto eval = sample(ge, [&](Vec3 p) { return 1.01 * f(p + Vec3{1.0, -0.5, 0.7}); });
+    auto eval = sample(ge, [&](Vec3 p) { return 1.03 * f(p + Vec3{2.0, -1.5, 1.2}); });
     CompareRequest r = request(ref, eval, 2, 2);
     expectAgreement(runBoth(r), r.criteria.tolerance);
     r.criteria.local = true;
@@ -111,6 +112,32 @@ TEST(CompareCuda, UniformScaledDoseGivesEOverDdOnTheGpu) {
   ASSERT_FALSE(out.profiles.empty());
   EXPECT_EQ(out.profiles[0].kernel, "gamma_search");
   EXPECT_GT(out.profiles[0].medianMs, 0.0);
+}
+
+TEST(CompareCuda, CachedDosesGiveTheSameResultAndANewDoseIsUploaded) {
+  REQUIRE_GPU();
+  const Grid g = makeGrid(48, 40, 32, {2, 2, 2}, {0, 0, 0});
+  auto f = randomSmoothDose(5, {10, 10, 10}, {80, 70, 55}, 8);
+  auto ref = sample(g, f);
+  auto eval = sample(g, [&](Vec3 p) { return 1.02 * f(p + Vec3{1.5, 0, 0}); });
+  releaseCompareGpuCache();
+  CompareRequest r = request(ref, eval, 2, 2, Backend::Cuda);
+  const CompareResult first = compareDoses(r);
+  const CompareResult again = compareDoses(r);
+  ASSERT_GE(again.profiles.size(), 2u);
+  EXPECT_EQ(first.profiles[1].variant, "copy");
+  EXPECT_EQ(again.profiles[1].variant, "cached on the GPU");
+  ASSERT_EQ(first.gamma.data.size(), again.gamma.data.size());
+  EXPECT_EQ(std::memcmp(first.gamma.data.data(), again.gamma.data.data(), first.gamma.data.size() * 4), 0);
+  // A new evaluated dose (another volume) must be uploaded: same dose as the reference now.
+  r.evaluated = sample(g, f);
+  const CompareResult same = compareDoses(r);
+  EXPECT_EQ(same.profiles[1].variant, "copy");
+  EXPECT_DOUBLE_EQ(same.gammaStats.passRatePercent, 100.0);
+  EXPECT_LT(first.gammaStats.passRatePercent, 100.0);
+  releaseCompareGpuCache();
+  const CompareResult cold = compareDoses(r);
+  EXPECT_EQ(cold.profiles[1].variant, "copy");
 }
 
 }  // namespace

@@ -1,16 +1,22 @@
 // CUDA backend of the dose comparison: one thread per reference point runs comparePoint() (the
 // same code as the CPU reference; the search in float, positions in double), in launches of a
-// few slices so that progress and cancel are honoured. Statistics are computed on the host from
-// the volumes (compare_stats.cpp), as for the CPU.
+// few slices so that progress and cancel are honoured. The doses stay on the GPU between calls
+// (a new criterion on the same doses uploads nothing) and the result downloads by DMA into host
+// memory prepared on helper threads. Statistics are computed on the host from the volumes
+// (compare_stats.cpp), as for the CPU.
 #include <cuda_runtime.h>
 
 #include <cmath>
+#include <future>
 #include <limits>
+#include <memory>
+#include <mutex>
 
 #include "compare/compare_internal.hpp"
 #include "core/cuda/cuda_check.cuh"
 #include "core/cuda/device_attributes.cuh"
 #include "core/cuda/device_buffer.cuh"
+#include "core/cuda/host_output.cuh"
 #include "core/cuda/launch_profile.cuh"
 #include "core/cuda/stream_event.cuh"
 
@@ -40,30 +46,157 @@ __global__ void __launch_bounds__(kBlock)
 
 }  // namespace
 
+namespace {
+
+/// Identity of a dose on the GPU: the volume's owner, data, size and grid. Doses reach the
+/// engine as shared_ptr<const Volume>, which nobody may change while they are shared (the GUI's
+/// dose sets are immutable), so an identical key means identical voxels.
+struct VolumeKey {
+  std::weak_ptr<const void> owner;
+  const void* data = nullptr;
+  std::size_t voxels = 0;
+  Grid grid;
+  bool valid = false;
+
+  bool matches(const std::shared_ptr<const Volume<float>>& v) const {
+    if (!valid || owner.expired() || owner.lock() != std::shared_ptr<const void>(v)) return false;
+    if (data != v->data.data() || voxels != v->data.size() || grid.dims != v->grid.dims) return false;
+    for (int i = 0; i < 3; ++i) {
+      if (grid.spacing[i] != v->grid.spacing[i] || grid.origin[i] != v->grid.origin[i]) return false;
+      for (int j = 0; j < 3; ++j)
+        if (grid.direction.m[i][j] != v->grid.direction.m[i][j]) return false;
+    }
+    return true;
+  }
+  void set(const std::shared_ptr<const Volume<float>>& v) {
+    owner = v;
+    data = v->data.data();
+    voxels = v->data.size();
+    grid = v->grid;
+    valid = true;
+  }
+};
+
+/// What the backend keeps between calls (releaseCompareGpuCache() drops it): both doses with
+/// their keys (a new criterion on the same doses uploads nothing), the output buffers (grown,
+/// never shrunk) and the host memory of the next result's two volumes, made on helper threads.
+struct Workspace {
+  int device = -1;
+  VolumeKey refKey, evalKey;
+  penumbra::cuda::DeviceBuffer<float> ref, eval, gamma, diff;
+  penumbra::cuda::DeviceBuffer<std::uint8_t> mask;
+  penumbra::cuda::DeviceBuffer<unsigned long long> limited;
+  std::future<penumbra::cuda::HostOutput> nextGamma, nextDiff;
+  std::size_t nextSize = 0;
+  ~Workspace() {
+    if (nextGamma.valid()) nextGamma.wait();
+    if (nextDiff.valid()) nextDiff.wait();
+  }
+};
+
+struct Slot {
+  std::mutex mutex;
+  std::unique_ptr<Workspace> workspace;
+  std::uint64_t generation = 0;
+};
+
+Slot& slot() {
+  static Slot s;
+  return s;
+}
+
+/// Takes the cached workspace for this run (or a fresh one when another run holds it or the
+/// device changed) and puts it back afterwards unless the cache was released meanwhile or the
+/// run failed (a failed run may leave buffers in any state).
+class WorkspaceLease {
+public:
+  explicit WorkspaceLease(int device) {
+    const std::lock_guard<std::mutex> lock(slot().mutex);
+    generation_ = slot().generation;
+    ws_ = std::move(slot().workspace);
+    if (!ws_ || ws_->device != device) {
+      ws_ = std::make_unique<Workspace>();
+      ws_->device = device;
+    }
+  }
+  ~WorkspaceLease() {
+    if (!done_) return;
+    const std::lock_guard<std::mutex> lock(slot().mutex);
+    if (slot().generation == generation_ && !slot().workspace) slot().workspace = std::move(ws_);
+  }
+  Workspace& operator*() { return *ws_; }
+  void succeeded() { done_ = true; }
+
+private:
+  std::unique_ptr<Workspace> ws_;
+  std::uint64_t generation_ = 0;
+  bool done_ = false;
+};
+
+void grow(penumbra::cuda::DeviceBuffer<float>& b, std::size_t n) {
+  if (b.size() < n) b.allocate(n);
+}
+
+}  // namespace
+
 std::int64_t runCompareCuda(const CompareRequest& r, const PointSetup<double>& setup,
                             CompareResult& out, const JobControl& job) {
+  using penumbra::cuda::HostOutput;
   penumbra::cuda::requireCudaDevice();
+  int device = 0;
+  PENUMBRA_CUDA_CHECK(cudaGetDevice(&device));
   out.device = penumbra::cuda::currentDeviceName();
   const std::size_t nRef = r.reference->data.size();
   const std::size_t nEval = r.evaluated->data.size();
+  WorkspaceLease lease(device);
+  Workspace& W = *lease;
+
+  // The result's host memory: ready from the previous run of this size, else made now on helper
+  // threads while the GPU works; then the next run's, also off the critical path.
+  std::future<HostOutput> gammaOut, diffOut;
+  if (W.nextSize == nRef && W.nextGamma.valid() && W.nextDiff.valid()) {
+    gammaOut = std::move(W.nextGamma);
+    diffOut = std::move(W.nextDiff);
+  } else {
+    gammaOut = std::async(std::launch::async, &HostOutput::make, nRef, device);
+    diffOut = std::async(std::launch::async, &HostOutput::make, nRef, device);
+  }
+  W.nextGamma = std::async(std::launch::async, &HostOutput::make, nRef, device);
+  W.nextDiff = std::async(std::launch::async, &HostOutput::make, nRef, device);
+  W.nextSize = nRef;
+
   penumbra::cuda::Stream stream;
-  penumbra::cuda::DeviceBuffer<float> dRef(nRef), dEval(nEval), dGamma(nRef), dDiff(nRef);
-  penumbra::cuda::DeviceBuffer<std::uint8_t> dMask(r.mask ? nRef : 0);
-  penumbra::cuda::DeviceBuffer<unsigned long long> dLimited(1);
   penumbra::cuda::LaunchTimes upload, kernel, download;
   upload.begin(stream.s);
-  PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(dRef.get(), r.reference->data.data(), nRef * 4,
-                                      cudaMemcpyHostToDevice, stream.s));
-  PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(dEval.get(), r.evaluated->data.data(), nEval * 4,
-                                      cudaMemcpyHostToDevice, stream.s));
-  if (r.mask)
-    PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(dMask.get(), r.mask->data.data(), nRef,
+  double uploaded = 0;
+  if (!W.refKey.matches(r.reference)) {
+    W.refKey.valid = false;
+    grow(W.ref, nRef);
+    PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(W.ref.get(), r.reference->data.data(), nRef * 4,
                                         cudaMemcpyHostToDevice, stream.s));
-  PENUMBRA_CUDA_CHECK(cudaMemsetAsync(dLimited.get(), 0, sizeof(unsigned long long), stream.s));
+    uploaded += double(nRef) * 4;
+  }
+  if (!W.evalKey.matches(r.evaluated)) {
+    W.evalKey.valid = false;
+    grow(W.eval, nEval);
+    PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(W.eval.get(), r.evaluated->data.data(), nEval * 4,
+                                        cudaMemcpyHostToDevice, stream.s));
+    uploaded += double(nEval) * 4;
+  }
+  if (r.mask) {
+    if (W.mask.size() < nRef) W.mask.allocate(nRef);
+    PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(W.mask.get(), r.mask->data.data(), nRef,
+                                        cudaMemcpyHostToDevice, stream.s));
+    uploaded += double(nRef);
+  }
+  grow(W.gamma, nRef);
+  grow(W.diff, nRef);
+  if (W.limited.size() < 1) W.limited.allocate(1);
+  PENUMBRA_CUDA_CHECK(cudaMemsetAsync(W.limited.get(), 0, sizeof(unsigned long long), stream.s));
   upload.end(stream.s);
 
   PointSetup<float> s = toFloat(setup);
-  s.field.dose = dEval.get();
+  s.field.dose = W.eval.get();
   const Grid& g = r.reference->grid;
   const long long slice = (long long)g.dims[0] * g.dims[1];
   // About 2^21 points a launch: a cancel is noticed within a few milliseconds.
@@ -78,24 +211,36 @@ std::int64_t runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
     const int blocks = int((points + kBlock - 1) / kBlock);
     stats.grid = blocks;
     kernel.begin(stream.s);
-    compareKernel<<<blocks, kBlock, 0, stream.s>>>(s, dRef.get(), r.mask ? dMask.get() : nullptr,
-                                                   dGamma.get(), dDiff.get(), k0, k1,
-                                                   dLimited.get());
+    compareKernel<<<blocks, kBlock, 0, stream.s>>>(s, W.ref.get(), r.mask ? W.mask.get() : nullptr,
+                                                   W.gamma.get(), W.diff.get(), k0, k1,
+                                                   W.limited.get());
     PENUMBRA_CUDA_CHECK_LAUNCH("compareKernel");
     kernel.end(stream.s);
     PENUMBRA_CUDA_CHECK(cudaStreamSynchronize(stream.s));
     job.report(double(k1) / g.dims[2], "gamma (CUDA)");
   }
+  // The doses are on the GPU now: the keys say so (set only after every copy succeeded).
+  W.refKey.set(r.reference);
+  W.evalKey.set(r.evaluated);
+
+  HostOutput gammaHost = gammaOut.get(), diffHost = diffOut.get();
   download.begin(stream.s);
-  PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(out.gamma.data.data(), dGamma.get(), nRef * 4,
+  PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(gammaHost.data.data(), W.gamma.get(), nRef * 4,
                                       cudaMemcpyDeviceToHost, stream.s));
-  PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(out.difference.data.data(), dDiff.get(), nRef * 4,
+  PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(diffHost.data.data(), W.diff.get(), nRef * 4,
                                       cudaMemcpyDeviceToHost, stream.s));
   unsigned long long limited = 0;
-  PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(&limited, dLimited.get(), sizeof limited,
+  PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(&limited, W.limited.get(), sizeof limited,
                                       cudaMemcpyDeviceToHost, stream.s));
   download.end(stream.s);
   PENUMBRA_CUDA_CHECK(cudaStreamSynchronize(stream.s));
+  const bool locked = gammaHost.registered && diffHost.registered;
+  gammaHost.unregister();
+  diffHost.unregister();
+  out.gamma.grid = g;
+  out.gamma.data = std::move(gammaHost.data);
+  out.difference.grid = g;
+  out.difference.data = std::move(diffHost.data);
 
   // Traffic model: each point reads its reference dose (and mask) and writes two floats; the
   // evaluated dose is read through the cache (at least once).
@@ -105,14 +250,23 @@ std::int64_t runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
                                                        kernel.totalMs(), kernel.launches(),
                                                        out.device));
   penumbra::cuda::KernelStats copyIn;
-  copyIn.bytes = double(nRef + nEval) * 4 + (r.mask ? double(nRef) : 0);
-  out.profiles.push_back(penumbra::cuda::launchProfile("upload doses", "copy", copyIn,
-                                                       upload.totalMs(), 1, out.device));
+  copyIn.bytes = uploaded;
+  out.profiles.push_back(penumbra::cuda::launchProfile(
+      "upload doses", uploaded > 0 ? "copy" : "cached on the GPU", copyIn, upload.totalMs(), 1,
+      out.device));
   penumbra::cuda::KernelStats copyOut;
   copyOut.bytes = double(nRef) * 8;
-  out.profiles.push_back(penumbra::cuda::launchProfile("download gamma + difference", "copy",
+  out.profiles.push_back(penumbra::cuda::launchProfile("download gamma + difference",
+                                                       locked ? "page-locked" : "pageable",
                                                        copyOut, download.totalMs(), 1, out.device));
+  lease.succeeded();
   return std::int64_t(limited);
+}
+
+void releaseGpuCache() {
+  const std::lock_guard<std::mutex> lock(slot().mutex);
+  ++slot().generation;
+  slot().workspace.reset();
 }
 
 }  // namespace penumbra::compare::detail

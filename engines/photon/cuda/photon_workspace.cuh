@@ -21,64 +21,13 @@
 #include <vector>
 
 #include "core/cuda/device_buffer.cuh"
+#include "core/cuda/host_output.cuh"
 #include "core/grid.hpp"
 #include "photon/cuda/photon_cuda.cuh"
 
 namespace penumbra::photon::detail {
 
-/// Host memory for one result volume: a std::vector<float> (the result's own type, handed to
-/// the caller by move) whose pages are already touched and registered with CUDA, so the dose
-/// downloads by DMA straight into the result. Unregistered before it is handed out.
-struct HostOutput {
-  std::vector<float> data;
-  bool registered = false;
-
-  HostOutput() = default;
-  HostOutput(HostOutput&& o) noexcept : data(std::move(o.data)), registered(o.registered) {
-    o.registered = false;
-  }
-  HostOutput& operator=(HostOutput&& o) noexcept {
-    if (this != &o) {
-      unregister();
-      data = std::move(o.data);
-      registered = o.registered;
-      o.registered = false;
-    }
-    return *this;
-  }
-  HostOutput(const HostOutput&) = delete;
-  HostOutput& operator=(const HostOutput&) = delete;
-  ~HostOutput() { unregister(); }
-
-  void unregister() noexcept {
-    if (registered) cudaHostUnregister(data.data());
-    registered = false;
-  }
-
-  /// n floats, touched (zero), page-locked for `device` from 8 MiB on when CUDA allows it
-  /// (otherwise plain memory, downloaded through the driver's staging). Runs on a helper thread.
-  static HostOutput make(std::size_t n, int device) {
-    HostOutput out;
-    out.data.reserve(n);
-    const std::size_t bytes = n * sizeof(float), huge = std::size_t(2) << 20;
-    if (bytes >= 4 * huge) {
-      // Ask for 2 MiB pages before the first touch: 32 faults instead of 16384 for 64 MiB.
-      const auto begin = reinterpret_cast<std::uintptr_t>(out.data.data());
-      const std::uintptr_t lo = (begin + huge - 1) & ~(huge - 1),
-                           hi = (begin + bytes) & ~(huge - 1);
-      if (hi > lo) (void)madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_HUGEPAGE);
-    }
-    out.data.resize(n);  // the zero fill touches every page
-    // Small volumes download fast enough through pageable memory (and may share heap pages).
-    if (bytes < 4 * huge) return out;
-    if (cudaSetDevice(device) == cudaSuccess &&
-        cudaHostRegister(out.data.data(), bytes, cudaHostRegisterPortable) == cudaSuccess)
-      out.registered = true;
-    else
-      (void)cudaGetLastError();  // not fatal: the download then goes through pageable memory
-    return out;
-  }
-};
+using penumbra::cuda::HostOutput;
 
 /// Identity of the density on the GPU: the input volume (owner, data, size, grid), the dose grid
 /// and, for a CT, the HU -> RED curve.
