@@ -37,6 +37,8 @@ commands:
                                   spot-weight optimisation (projected L-BFGS on the SpMV engine)
   mcml FILE.mci [--backend cpu|cuda|cuda-strict|auto] [--tally METHOD] [--packets N]
                                   MCML light transport: runs the .mci's runs, writes their .mco files
+  dvh RS.dcm RD.dcm [--csv FILE] [--structures NAME,NAME]
+                                  DVH statistics (and curves as CSV) of a structure set on a dose
   bench [SUITE...] [--json FILE] [--reps N]
                                   run benchmarks and print one table; suites: import, bandwidth, proton,
                                   spmv, mcml, optimise, cccs, gamma
@@ -72,6 +74,7 @@ int main(int argc, char** argv) {
     if (cmd == "plan") return cmdPlan(args);
     if (cmd == "mcml") return cmdMcml(args);
     if (cmd == "optimise") return cmdOptimise(args);
+    if (cmd == "dvh") return cmdDvh(args);
     if (cmd == "make-demo") return cmdMakeDemo(args);
     if (cmd == "-h" || cmd == "--help" || cmd == "help") {
       usage();

@@ -64,6 +64,13 @@ constexpr Usage kUsages[] = {
      "  runs every run of FILE.mci and writes the .mco files it names, in FILE.mci's folder\n"
      "  (names with an absolute path or '..' are refused). A CPU run estimated to take longer\n"
      "  than --max-cpu-hours is refused before it starts (0: no limit).\n" PENUMBRA_BACKEND_HELP},
+    {"dvh",
+     "usage: penumbra-cli dvh RS.dcm RD.dcm [--csv FILE] [--structures NAME,NAME]\n"
+     "  DVHs of every structure of the RT Structure Set with contours (or the named ones;\n"
+     "  quote names with spaces: --structures 'BRAIN STEM,PTV_ALL') on the dose RD.dcm (an RT\n"
+     "  Dose in Gy, a MetaImage or CASE.json[#NAME]), from the contours as the GUI's DVH dock:\n"
+     "  volume, min, mean, max, D98, D95, D50, D2 and D0.03cc.\n"
+     "  --csv FILE  cumulative curves: structure, dose_gy, volume_percent, volume_cc\n"},
     {"bench",
      "usage: penumbra-cli bench [SUITE...] [--json FILE] [--reps N] [--packets N]\n"
      "                          [--write-gamma-case DIR]\n"
