@@ -134,4 +134,17 @@ bool OptionParser::allTaken(const std::string& usage) const {
   return false;
 }
 
+bool OptionParser::positionals(std::size_t count, const std::string& usage) const {
+  for (const std::string& a : args_)
+    if (a.size() > 1 && a[0] == '-') {  // an unknown option, or one without its value
+      std::cerr << "penumbra-cli " << command_ << ": unexpected argument '" << a << "'\n" << usage;
+      return false;
+    }
+  if (args_.size() == count) return true;
+  std::cerr << "penumbra-cli " << command_ << ": expected " << count << " file argument(s), got "
+            << args_.size() << "\n"
+            << usage;
+  return false;
+}
+
 }  // namespace penumbra::cli

@@ -69,6 +69,11 @@ public:
   /// argument 'X'" and `usage` to stderr.
   bool allTaken(const std::string& usage) const;
 
+  /// True when rest() is `count` positional arguments. Otherwise prints "penumbra-cli COMMAND:
+  /// unexpected argument 'X'" for a leftover option (or the usage alone for a wrong count) to
+  /// stderr: the caller returns 2.
+  bool positionals(std::size_t count, const std::string& usage) const;
+
 private:
   std::string command_;
   Args args_;

@@ -14,5 +14,7 @@ int cmdPhoton(Args args);  // cmd_photon.cpp: collapsed-cone photon dose
 int cmdPlan(Args args);
 int cmdMcml(Args args);  // cmd_mcml.cpp: MCML .mci -> .mco
 int cmdOptimise(Args args);  // cmd_optimise.cpp: spot-weight optimisation of a case
+int cmdCompare(Args args);  // cmd_compare.cpp: gamma index and dose difference of two doses
+int cmdDvh(Args args);  // cmd_dvh.cpp: DVHs of a structure set on an RT Dose
 
 }  // namespace penumbra::cli

@@ -37,6 +37,12 @@ commands:
                                   spot-weight optimisation (projected L-BFGS on the SpMV engine)
   mcml FILE.mci [--backend cpu|cuda|cuda-strict|auto] [--tally METHOD] [--packets N]
                                   MCML light transport: runs the .mci's runs, writes their .mco files
+  compare REF EVAL [--dd 3] [--dta 3] [--local] [--cutoff 10] [--norm max|GY]
+          [--structures RS.dcm] [--out gamma.mhd] [--out-difference diff.mhd] [--report FILE]
+                                  gamma index and dose difference of two doses (RT Dose, MetaImage
+                                  or a case's dose set), per structure with --structures
+  dvh RS.dcm RD.dcm [--csv FILE] [--structures NAME,NAME]
+                                  DVH statistics (and curves as CSV) of a structure set on a dose
   bench [SUITE...] [--json FILE] [--reps N]
                                   run benchmarks and print one table; suites: import, bandwidth, proton,
                                   spmv, mcml, optimise, cccs, gamma
@@ -72,6 +78,8 @@ int main(int argc, char** argv) {
     if (cmd == "plan") return cmdPlan(args);
     if (cmd == "mcml") return cmdMcml(args);
     if (cmd == "optimise") return cmdOptimise(args);
+    if (cmd == "compare") return cmdCompare(args);
+    if (cmd == "dvh") return cmdDvh(args);
     if (cmd == "make-demo") return cmdMakeDemo(args);
     if (cmd == "-h" || cmd == "--help" || cmd == "help") {
       usage();
