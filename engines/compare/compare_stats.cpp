@@ -147,6 +147,8 @@ void summarise(const CompareRequest& r, const PointSetup<double>& s, int threads
       gs.p90 = percentile(gs.histogram, all.evaluated, gs.binWidth, 0.90);
       gs.p95 = percentile(gs.histogram, all.evaluated, gs.binWidth, 0.95);
       gs.p99 = percentile(gs.histogram, all.evaluated, gs.binWidth, 0.99);
+      // Read off bins of cap / 2000: never report a percentile above the largest value.
+      for (double* p : {&gs.p50, &gs.p90, &gs.p95, &gs.p99}) *p = std::min(*p, gs.max);
     }
   }
 
