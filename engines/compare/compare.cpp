@@ -10,6 +10,7 @@
 
 #include "compare/compare_internal.hpp"
 #include "core/error.hpp"
+#include "core/host_memory.hpp"
 #include "core/parallel_for.hpp"
 
 namespace penumbra::compare {
@@ -319,6 +320,10 @@ CompareResult compareDoses(const CompareRequest& r, const JobControl& job) {
       c.normalisation == Normalisation::ReferenceMax ? facts.referenceMax : c.normalisationGy;
   const PointSetup<double> setup = detail::makePointSetup(r, out.normalisationGy);
 
+  {
+    const WorkspaceEstimate host = workspaceBytes(r, Backend::Cpu);
+    refuseIfHostMemoryExceeded(double(host.hostBytes), "dose comparison", host.breakdown);
+  }
   const BackendChoice choice = selectBackend(r.backend);
   if (!choice.message.empty()) out.messages.push_back(choice.message);
   if (choice.backend == Backend::Cuda && choice.device) {
