@@ -2,7 +2,7 @@
 //   penumbra [--open DIR [--series KEY] | --open-dose DIR] [--no-demo | --synthetic-demo] [--demo-plan]
 //            [--screenshot FILE] [--bev-screenshot FILE] [--dvh-screenshot FILE]
 //            [--profiling-screenshot FILE] [--bench-render N] [--bench-latency] [--window-size WxH]
-//            [--bench-optimise] [--optimise-screenshot FILE]
+//            [--bench-optimise] [--optimise-screenshot FILE] [--compare-screenshot FILE]
 // Without --open and --no-demo the BOXPHANTOM demo case is opened at start (app_paths.hpp).
 // The batch options wait until the case is imported and all views (3D surfaces included) are
 // on screen, do their work (gui/batch_runner.hpp), and exit: 0 on success, non-zero on failure.
@@ -68,9 +68,13 @@ int main(int argc, char** argv) {
                                       "Save a PNG of the Optimise dock after the optimisation (as "
                                       "--bench-optimise) and exit.",
                                       "FILE");
+  const QCommandLineOption compareShotOpt("compare-screenshot",
+                                          "Compare the first two dose sets (e.g. of --open-dose DIR) with gamma "
+                                          "3 %/3 mm global, show the gamma map, save a PNG of the window and exit.",
+                                          "FILE");
   const QCommandLineOption sizeOpt("window-size", "Main window size, e.g. 1600x1000.", "WxH");
   parser.addOptions({sizeOpt, openOpt, doseOpt, seriesOpt, noDemoOpt, synthOpt, shotOpt, benchOpt, planOpt, bevOpt, dvhOpt, profOpt,
-                     latencyOpt, benchOptOpt, optShotOpt});
+                     latencyOpt, benchOptOpt, optShotOpt, compareShotOpt});
   parser.process(app);
 
   penumbra::gui::BatchOptions options;
@@ -79,6 +83,7 @@ int main(int argc, char** argv) {
   options.benchRenders = parser.isSet(benchOpt) ? parser.value(benchOpt).toInt() : 0;
   options.dvhScreenshot = parser.value(dvhOpt);
   options.profilingScreenshot = parser.value(profOpt);
+  options.compareScreenshot = parser.value(compareShotOpt);
   // The panel screenshots need a plan: the demo plan, unless a dose was opened (--open-dose).
   options.demoPlan = parser.isSet(planOpt) ||
                      (!parser.isSet(doseOpt) && (!options.bevScreenshot.isEmpty() || !options.dvhScreenshot.isEmpty() ||

@@ -21,6 +21,7 @@
 #include <vtkTextActor.h>
 #include <vtkUnsignedCharArray.h>
 
+#include "gui/model/comparison_model.hpp"
 #include "gui/model/dose_display_settings.hpp"
 #include "gui/model/dose_set_store.hpp"
 #include "gui/model/plan_model.hpp"
@@ -83,16 +84,42 @@ bool DoseWashDisplay::isShowing() const { return inRenderer_ && actor_->GetVisib
 
 bool DoseWashDisplay::colourBarShowing() const { return barActor_->GetVisibility(); }
 
+void DoseWashDisplay::setComparisonModel(const ComparisonModel* model) {
+  if (comparison_) disconnect(comparison_, nullptr, this, nullptr);
+  comparison_ = model;
+  if (model) connect(model, &ComparisonModel::viewModeChanged, this, &DoseWashDisplay::rebuild);
+  rebuild();
+}
+
+void DoseWashDisplay::pinToComparison(const ComparisonModel* model, ComparisonSide side) {
+  setComparisonModel(nullptr);
+  comparison_ = model;
+  pinned_ = true;
+  side_ = side;
+  connect(model, &ComparisonModel::comparisonChanged, this, &DoseWashDisplay::rebuild);
+  rebuild();
+}
+
+std::shared_ptr<const DoseSet> DoseWashDisplay::shownSet() const {
+  return pinned_ ? comparison_->doseSet(side_) : store_->current();
+}
+
+bool DoseWashDisplay::washWanted() const {
+  return state()->scene() && shownSet() && settings_->washVisible() &&
+         (pinned_ || !comparison_ || comparison_->effectiveViewMode() == CompareViewMode::Dose);
+}
+
 void DoseWashDisplay::layout(int w, int h) {
   using namespace slice_layout;
-  const auto set = store_->current();
-  const bool shown = state()->scene() && set && settings_->washVisible();
+  const auto set = shownSet();
+  const bool shown = washWanted();
   // The dose set's name under the position line, clear of the isodose legend on the right
   // (about 7 px per character at this size; the legend is up to 16 characters of 11 px).
   setName_->SetVisibility(shown);
   if (shown) {
     const int room = w - 2 * kMargin - 16 * 7 - 12;
-    setName_->SetInput(elide(set->name.toStdString(), room / 7).c_str());
+    const std::string side = !pinned_ ? std::string() : (side_ == ComparisonSide::Reference ? "A: " : "B: ");
+    setName_->SetInput(elide(side + set->name.toStdString(), room / 7).c_str());
     placeText(setName_, kMargin, titleLineTop(h, 2));
   }
   const int y0 = colourBarBottom(), y1 = colourBarTop(h);
@@ -140,10 +167,10 @@ void DoseWashDisplay::layout(int w, int h) {
 
 void DoseWashDisplay::rebuild() {
   const auto& scene = state()->scene();
-  const auto set = store_->current();
+  const auto set = shownSet();
   shownSlice_ = state()->sliceIndex(orientation());
   slice_ = {};
-  if (scene && set && settings_->washVisible())
+  if (washWanted())
     slice_ = sampleDoseSlice(set->dose.dose, *scene, orientation(), shownSlice_,
                              doseClipMask(*scene, settings_->clipToExternal()));
   const DoseSlice& s = slice_;
@@ -194,10 +221,11 @@ void DoseWashDisplay::rebuild() {
 }
 
 void DoseWashDisplay::applyColors() {
-  const auto set = store_->current();
+  const auto set = shownSet();
   const double rx = plan_->prescriptionGy();
   const double lo = settings_->washThresholdPercent() / 100.0 * rx;
-  const double hi = std::max(set ? set->maxGy : rx, lo + 1e-6);
+  const double top = pinned_ ? comparison_->sharedMaxGy() : (set ? set->maxGy : rx);
+  const double hi = std::max(top, lo + 1e-6);
   fillDoseLookupTable(lut_, settings_->colorMap(), lo, hi);
   actor_->GetProperty()->SetOpacity(settings_->washOpacity());
   colors_->Modified();

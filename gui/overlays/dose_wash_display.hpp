@@ -4,8 +4,14 @@
 /// the prescription) to the set's maximum, blended over the CT with the chosen opacity. With
 /// clipping on (DoseDisplaySettings::clipToExternal) it is transparent outside the patient
 /// outline. It also draws the wash's continuous colour bar (threshold to maximum, in Gy) and
-/// the shown dose set's name (slice_layout.hpp), so each view says what it shows.
+/// the shown dose set's name (slice_layout.hpp), so each view says what it shows. While a
+/// ComparisonModel (setComparisonModel) shows gamma or A - B, the wash steps aside for
+/// ComparisonWashDisplay: two washes and two colour bars in one place would be unreadable.
+#include <memory>
+
 #include <vtkSmartPointer.h>
+
+#include "gui/model/comparison_model.hpp"
 
 #include "gui/overlays/dose_slice.hpp"
 #include "gui/overlays/slice_overlay.hpp"
@@ -41,13 +47,26 @@ public:
 
   void layout(int widthPx, int heightPx) override;
 
+  /// Hides the wash while `model` shows a comparison map (null: never).
+  void setComparisonModel(const ComparisonModel* model);
+  /// Side-by-side views: the wash shows dose set A or B of `model`'s comparison (nothing
+  /// without one), on the scale of the larger maximum of the two, and never steps aside.
+  void pinToComparison(const ComparisonModel* model, ComparisonSide side);
+
 private:
+  /// The dose set washed: the store's current one, or the pinned side of the comparison.
+  std::shared_ptr<const DoseSet> shownSet() const;
+  /// A dose set is washed: a patient, a current set, the wash on and no comparison map shown.
+  bool washWanted() const;
   void rebuild();
   void applyColors();
 
   const DoseSetStore* store_;
   const DoseDisplaySettings* settings_;
   const PlanModel* plan_;
+  const ComparisonModel* comparison_ = nullptr;
+  bool pinned_ = false;
+  ComparisonSide side_ = ComparisonSide::Reference;
   vtkSmartPointer<vtkImageData> image_;
   vtkSmartPointer<vtkLookupTable> lut_;
   vtkSmartPointer<vtkImageMapToColors> colors_;

@@ -68,6 +68,18 @@ IsodoseDisplay::~IsodoseDisplay() {
 
 vtkPolyData* IsodoseDisplay::lines() const { return lines_; }
 
+void IsodoseDisplay::pinToComparison(const ComparisonModel* model, ComparisonSide side) {
+  comparison_ = model;
+  side_ = side;
+  disconnect(store_, nullptr, this, nullptr);
+  connect(model, &ComparisonModel::comparisonChanged, this, &IsodoseDisplay::rebuild);
+  rebuild();
+}
+
+std::shared_ptr<const DoseSet> IsodoseDisplay::shownSet() const {
+  return comparison_ ? comparison_->doseSet(side_) : store_->current();
+}
+
 bool IsodoseDisplay::legendVisible() const {
   return !legend_.empty() && legend_.front()->GetVisibility();
 }
@@ -81,7 +93,7 @@ std::vector<std::string> IsodoseDisplay::legendText() const {
 
 void IsodoseDisplay::rebuild() {
   const auto& scene = state()->scene();
-  const auto set = store_->current();
+  const auto set = shownSet();
   shownSlice_ = state()->sliceIndex(orientation());
   const auto& levels = settings_->isodoseLevels();
   perLevel_.assign(levels.size(), 0);
@@ -155,7 +167,7 @@ void IsodoseDisplay::layout(int w, int h) {
 void IsodoseDisplay::rebuildLegend() {
   for (auto& t : legend_) renderer()->RemoveActor2D(t);
   legend_.clear();
-  const bool show = state()->scene() && store_->current() && settings_->isodosesVisible();
+  const bool show = state()->scene() && shownSet() && settings_->isodosesVisible();
   if (!show) return;
   const double rx = plan_->prescriptionGy();
   const auto& levels = settings_->isodoseLevels();

@@ -5,10 +5,13 @@
 /// colour, dashed so that no line can be taken for a structure contour (those are solid), with
 /// a legend in the upper right corner under the header "Isodose (dashed)" ("100 %  2.00 Gy").
 /// The dashes keep their length on screen (about 6 px on, 4 px off) whatever the zoom.
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <vtkSmartPointer.h>
+
+#include "gui/model/comparison_model.hpp"
 
 #include "gui/overlays/marching_squares.hpp"
 #include "gui/overlays/slice_overlay.hpp"
@@ -41,7 +44,12 @@ public:
 
   void layout(int widthPx, int heightPx) override;
 
+  /// Side-by-side views: the lines of dose set A or B of `model`'s comparison (none without
+  /// one), as the pinned wash under them (DoseWashDisplay::pinToComparison).
+  void pinToComparison(const ComparisonModel* model, ComparisonSide side);
+
 private:
+  std::shared_ptr<const DoseSet> shownSet() const;
   void rebuild();
   void rebuildLines();
   void rebuildLegend();
@@ -49,6 +57,8 @@ private:
   const DoseSetStore* store_;
   const DoseDisplaySettings* settings_;
   const PlanModel* plan_;
+  const ComparisonModel* comparison_ = nullptr;  ///< set when pinned
+  ComparisonSide side_ = ComparisonSide::Reference;
   vtkSmartPointer<vtkPolyData> lines_;
   vtkSmartPointer<vtkActor> actor_;
   std::vector<vtkSmartPointer<vtkTextActor>> legend_;

@@ -59,6 +59,7 @@ void BatchRunner::onSceneReady() {
   if (options_.optimise()) return runOptimise();
   if (!options_.demoPlan && !options_.benchLatency) {
     // An opened dose (--open-dose) may still have DVH jobs: the DVH screenshot waits for them.
+    if (!options_.compareScreenshot.isEmpty()) return whenDisplaysIdle([this] { runCompare(); });
     whenDisplaysIdle([this] { emit done(grabAndBench()); });
     return;
   }

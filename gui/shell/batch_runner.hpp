@@ -9,6 +9,8 @@
 ///   --screenshot FILE  the whole window;  --bev-screenshot FILE  the beam's-eye view dock;
 ///   --dvh-screenshot FILE / --profiling-screenshot FILE  the DVH / kernel profiling dock
 ///                      (floated and enlarged), once the demo plan's DVHs are computed
+///   --compare-screenshot FILE  the first two dose sets compared (gamma 3 %/3 mm global), the
+///                      views in the gamma map, the Compare dock raised (batch_compare.cpp)
 ///   --bench-render N   median render time of the axial view
 ///   --bench-latency    event-loop latency while a CPU dose job runs on the demo plan (a
 ///                      QTimer at 10 ms; latency = how late each tick fires), then cancel
@@ -51,6 +53,7 @@ struct BatchOptions {
   QString bevScreenshot;
   QString dvhScreenshot;
   QString profilingScreenshot;
+  QString compareScreenshot;
   int benchRenders = 0;
   bool benchLatency = false;
   /// Two beams (gantry 0 and 90) on the target, spots, the Optimise panel's job with its
@@ -61,7 +64,8 @@ struct BatchOptions {
   bool optimise() const { return benchOptimise || !optimiseScreenshot.isEmpty(); }
   bool any() const {
     return demoPlan || !screenshot.isEmpty() || !bevScreenshot.isEmpty() || !dvhScreenshot.isEmpty() ||
-           !profilingScreenshot.isEmpty() || benchRenders > 0 || benchLatency || optimise();
+           !profilingScreenshot.isEmpty() || !compareScreenshot.isEmpty() || benchRenders > 0 || benchLatency ||
+           optimise();
   }
   /// No option but demoPlan (the interactive demo, which does not exit).
   bool onlyDemoPlan() const {
@@ -96,6 +100,8 @@ private:
   void benchLatency();
   void runOptimise();
   void afterOptimise();
+  /// --compare-screenshot (batch_compare.cpp).
+  void runCompare();
   void cancelRun(std::size_t which);
 
   MainWindow* window_;

@@ -16,12 +16,15 @@
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QProgressDialog>
+#include <QStackedWidget>
 #include <QStatusBar>
 #include <QToolBar>
 
 #include "dicom/synthetic_phantom.hpp"
 #include "gui/jobs/import_dialog.hpp"
+#include "gui/compare/compare_views.hpp"
 #include "gui/light/light_dose_panel.hpp"
+#include "gui/model/comparison_model.hpp"
 #include "gui/model/plural.hpp"
 #include "gui/shell/about_dialog.hpp"
 #include "gui/shell/app_paths.hpp"
@@ -147,6 +150,15 @@ void MainWindow::buildDocks() {
   resizeDocks({treeDock, logDock}, {560, 200}, Qt::Vertical);
   // Planning docks (Plan, Dose, Beam's eye view, Jobs), its overlays and its Plan menu.
   planning_ = new PlanningWorkspace(this, state_, {axial_, sagittal_, coronal_}, view3d_);
+  // The central area: the four planning views, or A | B | map side by side while the Compare
+  // panel asks for it (ComparisonModel::sideBySide).
+  auto* stack = new QStackedWidget;
+  stack->setObjectName("centralStack");
+  stack->addWidget(takeCentralWidget());
+  stack->addWidget(planning_->compareViews());
+  setCentralWidget(stack);
+  connect(planning_->comparison(), &ComparisonModel::sideBySideChanged, stack,
+          [stack](bool on) { stack->setCurrentIndex(on ? 1 : 0); });
   connect(planning_, &PlanningWorkspace::message, this, [this](const QString& m) {
     log(m);
     statusBar()->showMessage(m, 6000);
@@ -220,6 +232,7 @@ void MainWindow::buildActions() {
   bar->addWidget(presetCombo_);
   bar->addSeparator();
   bar->addAction(reset);
+  planning_->addToolBarActions(bar);  // the Profile tool
   syncPresetCombo();
 }
 

@@ -14,7 +14,10 @@ namespace penumbra::gui {
 QImage MainWindow::grabWindowImage() {
   QImage image = grab().toImage().convertToFormat(QImage::Format_RGB32);
   QPainter painter(&image);
-  for (VtkView* v : std::initializer_list<VtkView*>{axial_, sagittal_, coronal_, view3d_}) {
+  // The views of the central area that are on screen: the four planning views, or the
+  // side-by-side comparison views.
+  for (VtkView* v : centralWidget()->findChildren<VtkView*>()) {
+    if (!v->isVisible()) continue;
     const QImage fb = v->grabFramebuffer();  // renders the view
     const QPoint at = v->mapTo(this, QPoint(0, 0));
     painter.drawImage(QRectF(at.x(), at.y(), v->width(), v->height()), fb);

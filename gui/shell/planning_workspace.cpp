@@ -12,23 +12,32 @@
 #include <QMenuBar>
 #include <QScrollArea>
 #include <QStatusBar>
+#include <QToolBar>
 
+#include "gui/compare/compare_controller.hpp"
+#include "gui/compare/compare_panel.hpp"
+#include "gui/compare/compare_views.hpp"
+#include "gui/compare/profile_panel.hpp"
 #include "gui/dose/dose_panel.hpp"
 #include "gui/dose/dvh_panel.hpp"
 #include "gui/dose/dvh_store.hpp"
 #include "gui/dose/profiling_panel.hpp"
 #include "gui/jobs/job_panel.hpp"
 #include "gui/jobs/job_runner.hpp"
+#include "gui/model/comparison_model.hpp"
 #include "gui/model/dose_display_settings.hpp"
 #include "gui/model/dose_set_store.hpp"
 #include "gui/model/plan_model.hpp"
 #include "gui/model/plural.hpp"
+#include "gui/model/profile_model.hpp"
 #include "gui/optimise/optimise_controller.hpp"
 #include "gui/optimise/optimise_panel.hpp"
 #include "gui/overlays/beam_display.hpp"
+#include "gui/overlays/comparison_wash_display.hpp"
 #include "gui/overlays/dose_surface_display.hpp"
 #include "gui/overlays/dose_wash_display.hpp"
 #include "gui/overlays/isodose_display.hpp"
+#include "gui/overlays/profile_line_display.hpp"
 #include "gui/plan/beam_editor_panel.hpp"
 #include "gui/plan/bev_panel.hpp"
 #include "gui/plan/plan_controller.hpp"
@@ -50,15 +59,24 @@ PlanningWorkspace::PlanningWorkspace(QMainWindow* window, ViewState* state,
       jobs_(new JobRunner(this)),
       controller_(new PlanController(state, plan_, store_, jobs_, window, this)),
       dvhs_(new DvhStore(state, store_, plan_, jobs_, this)),
-      optimiser_(new OptimiseController(state, plan_, store_, jobs_, controller_, this)) {
+      optimiser_(new OptimiseController(state, plan_, store_, jobs_, controller_, this)),
+      comparison_(new ComparisonModel(this)),
+      compareController_(new CompareController(state, store_, jobs_, comparison_, this)),
+      profile_(new ProfileModel(this)) {
   for (SliceView* v : views) {
     const SliceOrientation o = v->orientation();
     auto* wash = new DoseWashDisplay(v->renderer(), state, o, store_, settings_, plan_);
+    wash->setComparisonModel(comparison_);  // steps aside while a gamma / A - B map is shown
+    auto* compareWash = new ComparisonWashDisplay(v->renderer(), state, o, comparison_);
     auto* iso = new IsodoseDisplay(v->renderer(), state, o, store_, settings_, plan_);
     v->addOverlay(wash);
+    v->addOverlay(compareWash);
     v->addOverlay(iso);
     v->addOverlay(new BeamSliceDisplay(v->renderer(), state, o, plan_));
+    v->addOverlay(new ProfileLineDisplay(v->renderer(), state, o, profile_));
+    v->setProfileModel(profile_);
     wash_[index(o)] = wash;
+    compareWash_[index(o)] = compareWash;
     isodose_[index(o)] = iso;
     connect(v, &SliceView::cursorIndexChanged, this, &PlanningWorkspace::showDoseAt);
   }
@@ -87,6 +105,8 @@ PlanningWorkspace::PlanningWorkspace(QMainWindow* window, ViewState* state,
   connect(controller_, &PlanController::message, this, &PlanningWorkspace::message);
   connect(dvhs_, &DvhStore::message, this, &PlanningWorkspace::message);
   connect(optimiser_, &OptimiseController::message, this, &PlanningWorkspace::message);
+  connect(compareController_, &CompareController::message, this, &PlanningWorkspace::message);
+  compareViews_ = new CompareViews(state, comparison_, store_, settings_, plan_, profile_);
   connect(store_, &DoseSetStore::currentDoseSetChanged, this, [this] {
     lastCursor_ = {-1e9, -1e9, -1e9};
     doseInfo_->clear();
@@ -176,6 +196,20 @@ void PlanningWorkspace::buildDocks(QMainWindow* window) {
   // to 966 px.
   QDockWidget* optimiseDock = dock(tr("Optimise"), "optimiseDock", optimisePanel_, true);
   window->tabifyDockWidget(doseDock, optimiseDock);
+  // Compare: a tall column (form, pass rate, histogram, tables), scrolled like Optimise.
+  comparePanel_ = new ComparePanel(compareController_, dvhs_, plan_, controller_);
+  // The report's pictures: the slice views of the central area on screen (the planning views or
+  // the side-by-side ones), as they are drawn.
+  comparePanel_->setViewGrabber([window] {
+    std::vector<std::pair<QString, QImage>> out;
+    for (SliceView* v : window->centralWidget()->findChildren<SliceView*>())
+      if (v->isVisible())
+        out.emplace_back(tr("%1 (%2)").arg(QString::fromUtf8(displayName(v->orientation())), v->objectName()),
+                         v->grabFramebuffer());
+    return out;
+  });
+  QDockWidget* compareDock = dock(tr("Compare"), "compareDock", comparePanel_, true);
+  window->tabifyDockWidget(optimiseDock, compareDock);
   planDock->raise();
   if (auto* messages = window->findChild<QDockWidget*>("messagesDock"))
     window->splitDockWidget(messages, jobsDock, Qt::Vertical);
@@ -187,6 +221,9 @@ void PlanningWorkspace::buildDocks(QMainWindow* window) {
   window->setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
   window->addDockWidget(Qt::BottomDockWidgetArea, dvhDock);
   window->tabifyDockWidget(dvhDock, profilingDock);
+  profilePanel_ = new ProfilePanel(state_, profile_, store_, comparison_);
+  QDockWidget* profileDock = dock(tr("Profile"), "profileDock", profilePanel_, false);
+  window->tabifyDockWidget(profilingDock, profileDock);
   dvhDock->raise();
   window->resizeDocks({planDock}, {340}, Qt::Horizontal);
   window->resizeDocks({planDock, bevDock}, {500, 330}, Qt::Vertical);
@@ -215,12 +252,43 @@ void PlanningWorkspace::buildMenu(QMainWindow* window) {
   menu->addSeparator();
   auto* norm = menu->addAction(tr("&Normalise dose to prescription"), dosePanel_, &DosePanel::normalise);
   norm->setObjectName("actionNormaliseDose");
+  auto* compare = menu->addAction(tr("Co&mpare doses..."), this, [window] {
+    if (auto* d = window->findChild<QDockWidget*>("compareDock")) {
+      d->show();
+      d->raise();
+    }
+  });
+  compare->setObjectName("actionCompareDoses");
+  compare->setToolTip(tr("Gamma index and dose difference of two dose sets (Compare dock)"));
+  auto* backends = menu->addAction(tr("Compare &backends"), this, [this, compare] {
+    compare->trigger();
+    comparePanel_->compareBackends();
+  });
+  backends->setObjectName("actionCompareBackends");
+  backends->setToolTip(tr("Recompute the current dose on the other backend (CPU / CUDA) or ray-tracing variant "
+                          "and compare the two doses"));
 }
 
 void PlanningWorkspace::addFileActions(QMenu* file, QAction* before) {
   fileActions_ = new PlanFileActions(qobject_cast<MainWindow*>(parent()), this);
   fileActions_->addTo(file, before);
   connect(fileActions_, &PlanFileActions::message, this, &PlanningWorkspace::message);
+}
+
+void PlanningWorkspace::addToolBarActions(QToolBar* bar) {
+  // Line profiles: a left drag on a slice view draws the line while this is on (Profile dock).
+  auto* profile = bar->addAction(tr("Profile"));
+  profile->setObjectName("actionProfileTool");
+  profile->setCheckable(true);
+  profile->setToolTip(tr("Profile tool: drag a line on a slice view to plot the dose (and gamma) along it"));
+  connect(profile, &QAction::toggled, profile_, &ProfileModel::setToolActive);
+  connect(profile_, &ProfileModel::toolActiveChanged, profile, &QAction::setChecked);
+  connect(profile_, &ProfileModel::toolActiveChanged, this, [bar](bool on) {
+    auto* dock = on ? bar->window()->findChild<QDockWidget*>("profileDock") : nullptr;
+    if (!dock) return;
+    dock->show();
+    dock->raise();
+  });
 }
 
 void PlanningWorkspace::onSceneChanged() {

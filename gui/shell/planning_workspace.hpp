@@ -6,7 +6,8 @@
 ///   displays dose wash, isodose lines and beam projections on the three slice views, beams
 ///            and isodose surfaces in the 3D view;
 ///   docks    Plan (beam/spot editor + dose launcher), Dose (display), Beam's eye view, Jobs,
-///            DVH (DvhStore: one DVH job per dose set) and Kernel profiling;
+///            DVH (DvhStore: one DVH job per dose set), Kernel profiling and Compare (gamma and
+///            difference of two dose sets, ComparisonModel; its maps on the slice views);
 ///   menu     Plan, and the File menu's case and DICOM RT entries (PlanFileActions);
 ///            the status-bar dose read-out under the cursor.
 /// A new patient cancels running jobs and clears the plan and the dose sets.
@@ -22,11 +23,17 @@ class QDockWidget;
 class QLabel;
 class QMainWindow;
 class QMenu;
+class QToolBar;
 
 namespace penumbra::gui {
 
 class BeamEditorPanel;
 class BevPanel;
+class CompareController;
+class ComparePanel;
+class CompareViews;
+class ComparisonModel;
+class ComparisonWashDisplay;
 class DoseDisplaySettings;
 class DosePanel;
 class DvhPanel;
@@ -47,6 +54,8 @@ class ProfilingPanel;
 class PatientTree;
 class PlanModel;
 struct PlannedBeam;
+class ProfileModel;
+class ProfilePanel;
 class SliceView;
 class View3D;
 class ViewState;
@@ -73,11 +82,25 @@ public:
   /// Spot-weight optimisation (issue 5): the job logic and the "Optimise" dock's panel.
   OptimiseController* optimiser() const { return optimiser_; }
   OptimisePanel* optimisePanel() const { return optimisePanel_; }
+  /// Dose comparison (issue 13, item 3): the comparison shown, its job logic, the "Compare"
+  /// dock's panel and the gamma / difference map of each slice view.
+  ComparisonModel* comparison() const { return comparison_; }
+  CompareController* compareController() const { return compareController_; }
+  ComparePanel* comparePanel() const { return comparePanel_; }
+  ComparisonWashDisplay* comparisonDisplay(SliceOrientation o) const { return compareWash_[index(o)]; }
+  /// A | B | map side by side: the main window shows it instead of its planning views while
+  /// comparison()->sideBySide() is on.
+  CompareViews* compareViews() const { return compareViews_; }
+  /// Line profiles: the line drawn with the Profile tool and the "Profile" dock's chart.
+  ProfileModel* profile() const { return profile_; }
+  ProfilePanel* profilePanel() const { return profilePanel_; }
   /// Save/Open Case, RT Dose, RT Ion Plan and RT Plan (photons) export, RT Dose import (null
   /// before addFileActions()).
   PlanFileActions* fileActions() const { return fileActions_; }
   /// Adds the case and DICOM RT entries to the window's File menu, before `before`.
   void addFileActions(QMenu* file, QAction* before);
+  /// Adds the Profile tool ("actionProfileTool", checkable) to the window's tool bar.
+  void addToolBarActions(QToolBar* bar);
   IsodoseDisplay* isodoseDisplay(SliceOrientation o) const { return isodose_[index(o)]; }
   DoseWashDisplay* doseWashDisplay(SliceOrientation o) const { return wash_[index(o)]; }
   DoseSurfaceDisplay* doseSurfaces() const { return surfaces_; }
@@ -128,6 +151,13 @@ private:
   ProfilingPanel* profilingPanel_ = nullptr;
   OptimiseController* optimiser_;
   OptimisePanel* optimisePanel_ = nullptr;
+  ComparisonModel* comparison_;
+  CompareController* compareController_;
+  ComparePanel* comparePanel_ = nullptr;
+  CompareViews* compareViews_ = nullptr;
+  ProfileModel* profile_;
+  ProfilePanel* profilePanel_ = nullptr;
+  std::array<ComparisonWashDisplay*, 3> compareWash_{};
   PlanFileActions* fileActions_ = nullptr;
   std::array<IsodoseDisplay*, 3> isodose_{};
   std::array<DoseWashDisplay*, 3> wash_{};

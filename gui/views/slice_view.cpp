@@ -9,6 +9,7 @@
 #include <vtkCamera.h>
 #include <vtkRenderer.h>
 
+#include "gui/model/profile_model.hpp"
 #include "gui/overlays/contour_display.hpp"
 #include "gui/overlays/ct_slice_display.hpp"
 #include "gui/overlays/slice_decorations.hpp"
@@ -59,6 +60,19 @@ void SliceView::resetCamera() {
   if (orientation_ == SliceOrientation::Sagittal) hAxis = 1, vAxis = 2;
   const double aspect = height() > 0 ? double(width()) / height() : 1.0;
   cam->SetParallelScale(1.04 * std::max(extent[vAxis] / 2, extent[hAxis] / 2 / aspect));
+  requestRender();
+  emit cameraChanged();
+}
+
+void SliceView::matchCamera(const SliceView& other) {
+  if (other.orientation_ != orientation_ || &other == this) return;
+  vtkCamera* mine = renderer()->GetActiveCamera();
+  vtkCamera* theirs = other.renderer()->GetActiveCamera();
+  mine->SetFocalPoint(theirs->GetFocalPoint());
+  mine->SetPosition(theirs->GetPosition());
+  mine->SetViewUp(theirs->GetViewUp());
+  mine->SetParallelScale(theirs->GetParallelScale());
+  userCamera_ = other.userCamera_;
   requestRender();
 }
 
@@ -133,11 +147,14 @@ void SliceView::zoomBy(double factor) {
   cam->SetParallelScale(std::clamp(cam->GetParallelScale() / factor, 1.0, 1e5));
   userCamera_ = true;
   requestRender();
+  emit cameraChanged();
 }
 
 void SliceView::mousePressEvent(QMouseEvent* e) {
   pressPos_ = lastPos_ = e->position().toPoint();
-  if (e->button() == Qt::LeftButton) {
+  if (e->button() == Qt::LeftButton && profile_ && profile_->toolActive() && indexAt(pressPos_, profileStart_)) {
+    drag_ = Drag::Profile;
+  } else if (e->button() == Qt::LeftButton) {
     drag_ = (e->modifiers() & Qt::ShiftModifier) ? Drag::Crosshair : Drag::Pending;
     if (drag_ == Drag::Crosshair) setCrosshairAt(pressPos_);
   } else if (e->button() == Qt::MiddleButton) {
@@ -174,10 +191,17 @@ void SliceView::mouseMoveEvent(QMouseEvent* e) {
         cam->SetPosition(p);
         userCamera_ = true;
         requestRender();
+        emit cameraChanged();
       }
       break;
     }
     case Drag::Zoom: zoomBy(std::pow(1.01, -delta.y())); break;
+    case Drag::Profile: {
+      Vec3 end;
+      // The line follows the mouse (the Profile panel replots as it moves).
+      if ((pos - pressPos_).manhattanLength() > 3 && indexAt(pos, end)) profile_->setLine(orientation_, profileStart_, end);
+      break;
+    }
     case Drag::None:
     case Drag::Pending: break;
   }

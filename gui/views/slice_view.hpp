@@ -6,6 +6,7 @@
 ///   left drag            window (horizontal) / level (vertical)
 ///   wheel, PageUp/Down, Up/Down   previous / next slice
 ///   ctrl + wheel, right drag      zoom;  middle drag  pan;  R  reset the view
+///   left drag with the Profile tool on (ProfileModel::toolActive)   draw a line profile
 #include <memory>
 #include <vector>
 
@@ -18,6 +19,8 @@
 
 namespace penumbra::gui {
 
+class ProfileModel;
+
 class SliceView : public VtkView {
   Q_OBJECT
 public:
@@ -29,6 +32,8 @@ public:
 
   /// Adds an overlay display (the view takes ownership and renders when it asks).
   void addOverlay(SliceOverlay* overlay);
+  /// Where a left drag with the Profile tool on puts its line (null: no profile tool).
+  void setProfileModel(ProfileModel* profile) { profile_ = profile; }
 
   /// Continuous display-grid index (PatientScene::grid()) under a widget position, on the
   /// current slice; false when no patient is shown.
@@ -36,6 +41,10 @@ public:
 
   /// One-line description of what is under `widgetPos`: LPS position (mm) and HU.
   QString describePosition(QPoint widgetPos) const;
+
+  /// Takes `other`'s camera (focal point, zoom, pan) when both show the same orientation:
+  /// the side-by-side comparison views move as one. Emits nothing (no echo between views).
+  void matchCamera(const SliceView& other);
 
 public slots:
   /// Fits the slice into the view (camera reset).
@@ -47,6 +56,8 @@ signals:
   /// The display-grid index (continuous, on the current slice) under the mouse, emitted with
   /// cursorInfoChanged; overlays' read-outs (dose under the cursor) follow it.
   void cursorIndexChanged(double i, double j, double k);
+  /// The user zoomed, panned or reset the view (or it was refitted on resize).
+  void cameraChanged();
 
 protected:
   void beforeRender() override;
@@ -58,7 +69,7 @@ protected:
   void resizeEvent(QResizeEvent* e) override;
 
 private:
-  enum class Drag { None, Pending, WindowLevel, Crosshair, Pan, Zoom };
+  enum class Drag { None, Pending, WindowLevel, Crosshair, Pan, Zoom, Profile };
   bool worldAt(QPoint widgetPos, double world[3]) const;
   void zoomBy(double factor);
   void setCrosshairAt(QPoint widgetPos);
@@ -67,6 +78,8 @@ private:
   SliceOrientation orientation_;
   ViewState* state_;
   std::vector<SliceOverlay*> overlays_;  // owned as QObject children
+  ProfileModel* profile_ = nullptr;
+  Vec3 profileStart_{0, 0, 0};
   Drag drag_ = Drag::None;
   QPoint pressPos_, lastPos_;
   int wheelAccumulator_ = 0;
