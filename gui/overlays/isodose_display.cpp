@@ -62,8 +62,8 @@ IsodoseDisplay::IsodoseDisplay(vtkRenderer* renderer, const ViewState* state,
 }
 
 IsodoseDisplay::~IsodoseDisplay() {
-  renderer()->RemoveActor(actor_);
-  for (auto& t : legend_) renderer()->RemoveActor2D(t);
+  removeViewProp(renderer(), actor_);
+  for (auto& t : legend_) removeViewProp(renderer(), t);
 }
 
 vtkPolyData* IsodoseDisplay::lines() const { return lines_; }
@@ -165,7 +165,7 @@ void IsodoseDisplay::layout(int w, int h) {
 }
 
 void IsodoseDisplay::rebuildLegend() {
-  for (auto& t : legend_) renderer()->RemoveActor2D(t);
+  for (auto& t : legend_) removeViewProp(renderer(), t);
   legend_.clear();
   const bool show = state()->scene() && shownSet() && settings_->isodosesVisible();
   if (!show) return;
