@@ -89,6 +89,15 @@ void CompareViews::buildViews() {
       map_ = new ComparisonWashDisplay(v->renderer(), state_, orientation_, model_);
       map_->setAlwaysShown(true);
       v->addOverlay(map_);
+      // Both doses' isodose lines over the map: A dashed (as in its own view), B dotted.
+      auto* isoA = new IsodoseDisplay(v->renderer(), state_, orientation_, store_, settings_, plan_);
+      isoA->pinToComparison(model_, ComparisonSide::Reference);
+      isoA->setLineStyle(6, 4, "A dashed, B dotted");
+      auto* isoB = new IsodoseDisplay(v->renderer(), state_, orientation_, store_, settings_, plan_);
+      isoB->pinToComparison(model_, ComparisonSide::Evaluated);
+      isoB->setLineStyle(1.5, 3, {});
+      v->addOverlay(isoA);
+      v->addOverlay(isoB);
     }
     // The profile line is drawn (and can be drawn) on the side-by-side views too.
     v->setProfileModel(profile_);

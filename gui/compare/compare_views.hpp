@@ -4,7 +4,8 @@
 /// they have one crosshair and one slice; zoom and pan of any one is copied to the others
 /// (SliceView::matchCamera). The first two wash dose sets A and B of the comparison with their
 /// isodose lines, on one colour scale (the larger maximum); the third shows the gamma map, or
-/// A - B when the Compare panel's view selector says Difference. The main window shows this
+/// A - B when the Compare panel's view selector says Difference, under the isodose lines of
+/// both (A dashed, B dotted, one legend). The main window shows this
 /// widget instead of its four planning views while ComparisonModel::sideBySide() is on.
 #include <array>
 

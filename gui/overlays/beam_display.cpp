@@ -122,8 +122,8 @@ BeamSliceDisplay::BeamSliceDisplay(vtkRenderer* renderer, const ViewState* state
 }
 
 BeamSliceDisplay::~BeamSliceDisplay() {
-  renderer()->RemoveActor(actor_);
-  renderer()->RemoveActor(currentActor_);
+  removeViewProp(renderer(), actor_);
+  removeViewProp(renderer(), currentActor_);
 }
 
 vtkPolyData* BeamSliceDisplay::lines() const { return lines_; }
@@ -185,8 +185,8 @@ BeamDisplay3D::BeamDisplay3D(vtkRenderer* renderer, const ViewState* state, cons
 }
 
 BeamDisplay3D::~BeamDisplay3D() {
-  renderer_->RemoveActor(actor_);
-  renderer_->RemoveActor(spotActor_);
+  removeViewProp(renderer_, actor_);
+  removeViewProp(renderer_, spotActor_);
 }
 
 vtkPolyData* BeamDisplay3D::geometry() const { return lines_; }

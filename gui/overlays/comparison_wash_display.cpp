@@ -93,11 +93,11 @@ ComparisonWashDisplay::ComparisonWashDisplay(vtkRenderer* renderer, const ViewSt
 }
 
 ComparisonWashDisplay::~ComparisonWashDisplay() {
-  if (inRenderer_) renderer()->RemoveViewProp(actor_);
+  if (inRenderer_) removeViewProp(renderer(), actor_);
   for (vtkProp* p : {static_cast<vtkProp*>(barActor_.Get()), static_cast<vtkProp*>(barTop_.Get()),
                      static_cast<vtkProp*>(barMiddle_.Get()), static_cast<vtkProp*>(barBottom_.Get()),
                      static_cast<vtkProp*>(title_.Get())})
-    renderer()->RemoveActor2D(p);
+    removeViewProp(renderer(), p);
 }
 
 bool ComparisonWashDisplay::isShowing() const { return inRenderer_ && actor_->GetVisibility(); }
@@ -166,6 +166,10 @@ void ComparisonWashDisplay::rebuild() {
         }
       }
     }
+    // A slice with nothing to draw (all below the cut-off or outside B) is no slice: no image
+    // and no colour bar. (An image actor first drawn fully transparent was also seen to stay
+    // invisible once filled, with VTK 9.1 on the brain case.)
+    if (std::none_of(slice_.gy.begin(), slice_.gy.end(), [](float v) { return std::isfinite(v); })) slice_ = {};
     // Lookup table and colour-bar labels.
     if (gamma) {
       const double cap = std::max(comparison->criteria.gammaCap, 1.0 + 1e-3);
@@ -200,7 +204,7 @@ void ComparisonWashDisplay::rebuild() {
   }
   if (slice_.empty()) {
     if (inRenderer_) {
-      renderer()->RemoveViewProp(actor_);
+      removeViewProp(renderer(), actor_);
       inRenderer_ = false;
     }
     requestRender();

@@ -22,11 +22,11 @@ ContourDisplay::ContourDisplay(vtkRenderer* renderer, const ViewState* state,
 }
 
 ContourDisplay::~ContourDisplay() {
-  for (auto& s : structures_) renderer()->RemoveActor(s.actor);
+  for (auto& s : structures_) removeViewProp(renderer(), s.actor);
 }
 
 void ContourDisplay::onSceneChanged() {
-  for (auto& s : structures_) renderer()->RemoveActor(s.actor);
+  for (auto& s : structures_) removeViewProp(renderer(), s.actor);
   structures_.clear();
   shownSlice_ = -1;
   const auto& scene = state()->scene();

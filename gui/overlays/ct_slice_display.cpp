@@ -35,7 +35,7 @@ void CtSliceDisplay::onSceneChanged() {
   const auto& scene = state()->scene();
   shownSlice_ = -1;
   if (!scene) {
-    renderer()->RemoveViewProp(actor_);
+    removeViewProp(renderer(), actor_);
     actor_->GetMapper()->SetInputData(nullptr);
   } else {
     actor_->GetMapper()->SetInputData(scene->ctImage());

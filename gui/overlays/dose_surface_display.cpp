@@ -19,6 +19,7 @@
 #include "gui/model/plan_model.hpp"
 #include "gui/model/view_state.hpp"
 #include "gui/overlays/dose_clip.hpp"
+#include "gui/overlays/slice_overlay.hpp"  // removeViewProp
 
 namespace penumbra::gui {
 
@@ -61,7 +62,7 @@ bool DoseSurfaceDisplay::surfaceBounds(double bounds[6]) const {
 }
 
 void DoseSurfaceDisplay::clearActors() {
-  for (auto& a : actors_) renderer_->RemoveActor(a);
+  for (auto& a : actors_) removeViewProp(renderer_, a);
   actors_.clear();
 }
 

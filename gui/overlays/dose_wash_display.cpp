@@ -74,10 +74,10 @@ DoseWashDisplay::DoseWashDisplay(vtkRenderer* renderer, const ViewState* state,
 }
 
 DoseWashDisplay::~DoseWashDisplay() {
-  if (inRenderer_) renderer()->RemoveViewProp(actor_);
+  if (inRenderer_) removeViewProp(renderer(), actor_);
   for (vtkProp* p : {static_cast<vtkProp*>(barActor_.Get()), static_cast<vtkProp*>(barTop_.Get()),
                      static_cast<vtkProp*>(barBottom_.Get()), static_cast<vtkProp*>(setName_.Get())})
-    renderer()->RemoveActor2D(p);
+    removeViewProp(renderer(), p);
 }
 
 bool DoseWashDisplay::isShowing() const { return inRenderer_ && actor_->GetVisibility(); }
@@ -176,7 +176,7 @@ void DoseWashDisplay::rebuild() {
   const DoseSlice& s = slice_;
   if (s.empty()) {
     if (inRenderer_) {
-      renderer()->RemoveViewProp(actor_);
+      removeViewProp(renderer(), actor_);
       inRenderer_ = false;
       requestRender();
     }

@@ -28,7 +28,6 @@ namespace penumbra::gui {
 
 namespace {
 constexpr float kIsodoseLineWidth = 2.0f;
-constexpr double kDashPx = 6.0, kGapPx = 4.0;  // on screen, whatever the zoom
 }
 
 IsodoseDisplay::IsodoseDisplay(vtkRenderer* renderer, const ViewState* state,
@@ -62,8 +61,8 @@ IsodoseDisplay::IsodoseDisplay(vtkRenderer* renderer, const ViewState* state,
 }
 
 IsodoseDisplay::~IsodoseDisplay() {
-  renderer()->RemoveActor(actor_);
-  for (auto& t : legend_) renderer()->RemoveActor2D(t);
+  removeViewProp(renderer(), actor_);
+  for (auto& t : legend_) removeViewProp(renderer(), t);
 }
 
 vtkPolyData* IsodoseDisplay::lines() const { return lines_; }
@@ -73,6 +72,13 @@ void IsodoseDisplay::pinToComparison(const ComparisonModel* model, ComparisonSid
   side_ = side;
   disconnect(store_, nullptr, this, nullptr);
   connect(model, &ComparisonModel::comparisonChanged, this, &IsodoseDisplay::rebuild);
+  rebuild();
+}
+
+void IsodoseDisplay::setLineStyle(double dashPx, double gapPx, const std::string& legendHeader) {
+  dashPx_ = dashPx;
+  gapPx_ = gapPx;
+  legendHeader_ = legendHeader;
   rebuild();
 }
 
@@ -129,7 +135,7 @@ void IsodoseDisplay::rebuildLines() {
     const double pxPerMm = dashPxPerMm_ > 0 ? dashPxPerMm_ : 1.0;
     for (std::size_t l = 0; l < levels.size(); ++l) {
       const auto dashes = dashSegments(levelSegments_[l], g.spacing[ua], g.spacing[va],
-                                       kDashPx / pxPerMm, kGapPx / pxPerMm);
+                                       dashPx_ / pxPerMm, gapPx_ / pxPerMm);
       const unsigned char rgb[3] = {(unsigned char)levels[l].color.red(),
                                     (unsigned char)levels[l].color.green(),
                                     (unsigned char)levels[l].color.blue()};
@@ -165,14 +171,14 @@ void IsodoseDisplay::layout(int w, int h) {
 }
 
 void IsodoseDisplay::rebuildLegend() {
-  for (auto& t : legend_) renderer()->RemoveActor2D(t);
+  for (auto& t : legend_) removeViewProp(renderer(), t);
   legend_.clear();
-  const bool show = state()->scene() && shownSet() && settings_->isodosesVisible();
+  const bool show = state()->scene() && shownSet() && settings_->isodosesVisible() && !legendHeader_.empty();
   if (!show) return;
   const double rx = plan_->prescriptionGy();
   const auto& levels = settings_->isodoseLevels();
   auto header = makeOverlayText(11, TextAnchor::TopRight);
-  header->SetInput("Isodose (dashed)");
+  header->SetInput(legendHeader_.c_str());
   renderer()->AddActor2D(header);
   legend_.push_back(header);
   for (std::size_t l = 0; l < levels.size(); ++l) {

@@ -47,6 +47,10 @@ public:
   /// Side-by-side views: the lines of dose set A or B of `model`'s comparison (none without
   /// one), as the pinned wash under them (DoseWashDisplay::pinToComparison).
   void pinToComparison(const ComparisonModel* model, ComparisonSide side);
+  /// Dash and gap on screen [px] (default 6 and 4) and the legend's header (default
+  /// "Isodose (dashed)"; empty: no legend). Two displays on one view, A dashed and B dotted
+  /// with one legend, show both doses' lines over the comparison map.
+  void setLineStyle(double dashPx, double gapPx, const std::string& legendHeader);
 
 private:
   std::shared_ptr<const DoseSet> shownSet() const;
@@ -58,6 +62,8 @@ private:
   const DoseDisplaySettings* settings_;
   const PlanModel* plan_;
   const ComparisonModel* comparison_ = nullptr;  ///< set when pinned
+  double dashPx_ = 6.0, gapPx_ = 4.0;  ///< on screen, whatever the zoom
+  std::string legendHeader_ = "Isodose (dashed)";
   ComparisonSide side_ = ComparisonSide::Reference;
   vtkSmartPointer<vtkPolyData> lines_;
   vtkSmartPointer<vtkActor> actor_;

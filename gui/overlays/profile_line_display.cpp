@@ -46,8 +46,8 @@ ProfileLineDisplay::ProfileLineDisplay(vtkRenderer* renderer, const ViewState* s
 }
 
 ProfileLineDisplay::~ProfileLineDisplay() {
-  renderer()->RemoveActor(lineActor_);
-  renderer()->RemoveActor(dotActor_);
+  removeViewProp(renderer(), lineActor_);
+  removeViewProp(renderer(), dotActor_);
 }
 
 bool ProfileLineDisplay::isShowing() const { return lineActor_->GetVisibility(); }

@@ -1,5 +1,8 @@
 #include "gui/overlays/slice_overlay.hpp"
 
+#include <vtkRenderWindow.h>
+#include <vtkRenderer.h>
+
 namespace penumbra::gui {
 
 SliceOverlay::SliceOverlay(vtkRenderer* renderer, const ViewState* state,
@@ -7,6 +10,12 @@ SliceOverlay::SliceOverlay(vtkRenderer* renderer, const ViewState* state,
     : QObject(parent), renderer_(renderer), state_(state), orientation_(orientation) {}
 
 SliceOverlay::~SliceOverlay() = default;
+
+void removeViewProp(vtkRenderer* renderer, vtkProp* prop) {
+  if (!renderer || !prop) return;
+  if (vtkRenderWindow* window = renderer->GetRenderWindow()) window->MakeCurrent();
+  renderer->RemoveViewProp(prop);
+}
 
 std::array<int, 2> SliceOverlay::planeAxes() const {
   switch (orientation_) {

@@ -12,6 +12,7 @@
 #include "gui/model/slice_orientation.hpp"
 #include "gui/model/view_state.hpp"
 
+class vtkProp;
 class vtkRenderer;
 
 namespace penumbra::gui {
@@ -51,6 +52,11 @@ private:
   const ViewState* state_;
   SliceOrientation orientation_;
 };
+
+/// Removes `prop` from `renderer` with the renderer's GL context current (VtkView answers the
+/// render window's MakeCurrent): VTK frees the prop's vertex arrays and textures on removal,
+/// and in another view's context that frees the other view's objects of the same ids.
+void removeViewProp(vtkRenderer* renderer, vtkProp* prop);
 
 /// Layers (towards the camera, in units of kLayerStepMm).
 inline constexpr int kLayerDoseWash = 1;

@@ -3,6 +3,7 @@
 #include <QOpenGLContext>
 #include <QOpenGLFunctions>
 #include <QSurfaceFormat>
+#include <vtkCommand.h>
 #include <vtkGenericOpenGLRenderWindow.h>
 #include <vtkOpenGLState.h>
 #include <vtkRenderer.h>
@@ -14,6 +15,8 @@ VtkView::VtkView(QWidget* parent)
       renderWindow_(vtkSmartPointer<vtkGenericOpenGLRenderWindow>::New()),
       renderer_(vtkSmartPointer<vtkRenderer>::New()) {
   renderWindow_->AddRenderer(renderer_);
+  renderWindow_->AddObserver(vtkCommand::WindowMakeCurrentEvent, this, &VtkView::onMakeCurrent);
+  renderWindow_->AddObserver(vtkCommand::WindowIsCurrentEvent, this, &VtkView::onIsCurrent);
   renderWindow_->SetMultiSamples(0);  // image comparisons need deterministic edges (STYLE.md)
   setFocusPolicy(Qt::StrongFocus);
   setMouseTracking(true);
@@ -27,6 +30,16 @@ VtkView::~VtkView() {
     renderWindow_->Finalize();
     doneCurrent();
   }
+}
+
+void VtkView::onMakeCurrent(vtkObject*, unsigned long, void*) {
+  // Inside paintGL (and grabFramebuffer) the context is current with the framebuffer Qt bound
+  // for this frame; makeCurrent() would bind the widget's own one instead.
+  if (initialized_ && context() && QOpenGLContext::currentContext() != context()) makeCurrent();
+}
+
+void VtkView::onIsCurrent(vtkObject*, unsigned long, void* isCurrent) {
+  *static_cast<bool*>(isCurrent) = initialized_ && context() && QOpenGLContext::currentContext() == context();
 }
 
 vtkRenderer* VtkView::renderer() const { return renderer_; }

@@ -4,10 +4,17 @@
 ///
 /// Displays call requestRender(); requests are coalesced into one paintGL() per frame by
 /// QOpenGLWidget::update(). renderNow() renders synchronously (benchmarks, screenshots).
+///
+/// VTK frees a prop's GL objects when the prop leaves the renderer (RemoveViewProp), which the
+/// overlays do outside paintGL. Vertex array objects are per context, so the view answers VTK's
+/// MakeCurrent (and IsCurrent truthfully): removeViewProp() in slice_overlay.hpp makes this
+/// view's context current first. Before, the ids were freed in whichever view had painted
+/// last, and that view's text labels and images with the same ids stopped being drawn.
 #include <QOpenGLWidget>
 #include <vtkSmartPointer.h>
 
 class vtkGenericOpenGLRenderWindow;
+class vtkObject;
 class vtkRenderer;
 
 namespace penumbra::gui {
@@ -50,6 +57,9 @@ protected:
 
 private:
   void renderVtk();
+  /// vtkGenericOpenGLRenderWindow's WindowMakeCurrentEvent / WindowIsCurrentEvent.
+  void onMakeCurrent(vtkObject*, unsigned long, void*);
+  void onIsCurrent(vtkObject*, unsigned long, void* isCurrent);
 
   vtkSmartPointer<vtkGenericOpenGLRenderWindow> renderWindow_;
   vtkSmartPointer<vtkRenderer> renderer_;

@@ -33,6 +33,7 @@
 #include <QTest>
 #include <QWheelEvent>
 #include <vtkCamera.h>
+#include <vtkPolyData.h>
 #include <vtkRenderer.h>
 
 #include "gui/compare/compare_controller.hpp"
@@ -50,6 +51,7 @@
 #include "gui/model/plan_model.hpp"
 #include "gui/overlays/comparison_wash_display.hpp"
 #include "gui/overlays/dose_wash_display.hpp"
+#include "gui/overlays/isodose_display.hpp"
 #include "gui/plan/plan_controller.hpp"
 #include "gui/shell/main_window.hpp"
 #include "gui/shell/plan_file_actions.hpp"
@@ -378,6 +380,20 @@ private:
     QVERIFY2(maxDiff > 1, qPrintable(QString::number(maxDiff)));
     QVERIFY(views->mapDisplay()->isShowing());
     QCOMPARE(views->mapDisplay()->shownMode(), CompareViewMode::Difference);  // follows the selector
+    // Over the map, the isodose lines of A (dashed, with the legend) and B (dotted, none).
+    const auto isos = views->view(2)->findChildren<IsodoseDisplay*>();
+    QCOMPARE(isos.size(), 2);
+    int withLegend = 0, withLines = 0;
+    for (IsodoseDisplay* iso : isos) {
+      const auto legend = iso->legendText();
+      if (!legend.empty()) {
+        ++withLegend;
+        QCOMPARE(QString::fromStdString(legend.front()), QString("A dashed, B dotted"));
+      }
+      withLines += iso->lines()->GetNumberOfCells() > 0;
+    }
+    QCOMPARE(withLegend, 1);
+    QCOMPARE(withLines, 2);
     ws_->comparison()->setViewMode(CompareViewMode::Dose);
     QCOMPARE(views->mapDisplay()->shownMode(), CompareViewMode::Gamma);  // the map never shows nothing
     QVERIFY(views->mapDisplay()->isShowing());
@@ -506,7 +522,6 @@ private:
       QVERIFY(panel_->setDoseSets(vmat->id, store->at(evalIndex)->id));
       QSignalSpy finished(ws_->compareController(), &CompareController::finished);
       auto* button = find<QPushButton>(panel_, "compareComputeButton");
-      qInfo("compute button visible %d enabled %d", button->isVisible(), button->isEnabled());
       QTest::mouseClick(button, Qt::LeftButton);
       QTRY_VERIFY_WITH_TIMEOUT(finished.count() >= 1, kTimeoutMs);
       for (const auto& f : finished) qInfo("finished %d %s", f.at(0).toBool(), qPrintable(f.at(1).toString()));
