@@ -23,6 +23,7 @@
 #include <QTemporaryDir>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDockWidget>
 #include <QLabel>
 #include <QPushButton>
 #include <QRegularExpression>
@@ -481,6 +482,15 @@ private:
     QVERIFY(maxB > 0 && maxB < maxA);
     QVERIFY(gammas > ProfilePanel::kSamples / 4);
     QVERIFY(panel->statusLabel()->text().contains("Gamma 3 %/3 mm global"));
+    // PENUMBRA_COMPARE_PROFILE_SHOT=FILE: the Profile dock, floated and enlarged (for a look).
+    if (const char* shot = std::getenv("PENUMBRA_COMPARE_PROFILE_SHOT")) {
+      auto* dock = find<QDockWidget>(window_.get(), "profileDock");
+      dock->setFloating(true);
+      dock->resize(900, 420);
+      dock->show();
+      QTRY_VERIFY(dock->isVisible());
+      dock->grab().save(shot);
+    }
     Q_UNUSED(r);
     action->trigger();
     QVERIFY(!profile->toolActive());
