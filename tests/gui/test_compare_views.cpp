@@ -4,7 +4,8 @@
 //    map carries both doses' isodose lines, and a zoom of one view is the zoom of all three;
 //  - the Profile tool: a drag across A's maximum on the axial view draws the line and plots A,
 //    B and gamma along it (PENUMBRA_COMPARE_PROFILE_SHOT=FILE saves the Profile dock);
-//  - the PDF report: several pages, and refused in a folder that does not exist.
+//  - the PDF report: several pages, and refused in a folder that does not exist;
+//  - Cancel right after Compute gamma keeps the last comparison.
 // Waits on signals and conditions, never on fixed sleeps.
 #include <algorithm>
 #include <cmath>
@@ -14,6 +15,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QDockWidget>
 #include <QFile>
 #include <QLabel>
@@ -227,6 +229,29 @@ private slots:
     if (const char* keep = std::getenv("PENUMBRA_COMPARE_REPORT")) QFile::copy(path, keep);
     QVERIFY(!panel_->writeReport(dir.filePath("missing/folder/comparison.pdf"), &error));
     QVERIFY(!error.isEmpty());
+  }
+
+  /// Cancel (the panel's button, right after Compute gamma): the job ends cancelled, the panel
+  /// says so, the comparison shown stays the last one computed, and Compute is enabled again.
+  void cancelKeepsTheLastComparison() {
+    const auto before = ws_->comparison()->current();
+    QVERIFY(before);
+    auto* local = find<QComboBox>(panel_, "compareGlobalLocalCombo");
+    local->setCurrentIndex(local->findData(true));  // local gamma: a longer search than global
+    QSignalSpy finished(ws_->compareController(), &CompareController::finished);
+    QTest::mouseClick(find<QPushButton>(panel_, "compareComputeButton"), Qt::LeftButton);
+    auto* cancel = find<QPushButton>(panel_, "compareCancelButton");
+    QVERIFY(cancel->isEnabled());
+    QTest::mouseClick(cancel, Qt::LeftButton);
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, test::kCompareTimeoutMs);
+    qInfo("%s", qPrintable(finished.first().at(1).toString()));
+    QCOMPARE(finished.first().at(0).toBool(), false);
+    QVERIFY(finished.first().at(1).toString().contains("cancelled"));
+    QCOMPARE(ws_->comparison()->current(), before);
+    QVERIFY(find<QLabel>(panel_, "compareMessageLabel")->text().contains("cancelled"));
+    QVERIFY(find<QPushButton>(panel_, "compareComputeButton")->isEnabled());
+    QVERIFY(!cancel->isEnabled());
+    local->setCurrentIndex(local->findData(false));
   }
 
   void cleanupTestCase() {
