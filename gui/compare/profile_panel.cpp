@@ -26,6 +26,13 @@ namespace penumbra::gui {
 namespace {
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 QColor toQColor(const Rgb& c) { return QColor::fromRgbF(float(c[0]), float(c[1]), float(c[2])); }
+/// 1, 2 or 5 times a power of ten, at least `v`: distance ticks read 0, 10, 20 mm, not 15.1.
+double niceStep(double v) {
+  const double p = std::pow(10.0, std::floor(std::log10(std::max(v, 1e-6))));
+  for (double m : {1.0, 2.0, 5.0})
+    if (m * p >= v) return m * p;
+  return 10 * p;
+}
 }  // namespace
 
 ProfileSamples sampleProfile(const PatientScene& scene, Vec3 start, Vec3 end, const Volume<float>* a,
@@ -157,6 +164,10 @@ void ProfilePanel::refresh() {
   threshold_->append(0, 1);
   threshold_->append(length, 1);
   axisX_->setRange(0, length);
+  axisX_->setTickType(QValueAxis::TicksDynamic);
+  axisX_->setTickAnchor(0);
+  axisX_->setTickInterval(niceStep(length / 6));
+  axisX_->setLabelFormat("%.0f");
   axisDose_->setRange(0, std::max(top * 1.05, 1e-3));
   axisDose_->applyNiceNumbers();
   axisGamma_->setRange(0, cap);

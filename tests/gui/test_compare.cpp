@@ -6,9 +6,8 @@
 //      Dmean of both plans (dicompyler: 48.39 and 40.47 Gy), and the axial view in gamma mode
 //      shows the failing colour where gamma > 1 and the passing colour where it is <= 1 (pixels
 //      read from the view's framebuffer); engine errors (NaN voxels, doses that do not overlap)
-//      appear in the panel and the next comparison still works; side by side, A and B wash their
-//      own dose sets and one zoom moves all three views; a profile dragged across A's maximum
-//      plots A, B and gamma; the PDF report is written (several pages);
+//      appear in the panel and the next comparison still works (side by side, profiles and the
+//      report: test_compare_views.cpp);
 //  (b) BOXPHANTOM: the same proton plan computed twice on the CPU gives 100.0 % pass and
 //      A - B = 0 everywhere; against a copy scaled by 1.05 the plateau fails; "Compare backends"
 //      recomputes the plan on the other backend (here: the other DDA variant) and passes.
@@ -18,46 +17,35 @@
 
 #include <QAction>
 #include <QApplication>
-#include <QFile>
-#include <QMouseEvent>
-#include <QTemporaryDir>
-#include <QCheckBox>
 #include <QComboBox>
 #include <QLabel>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSignalSpy>
-#include <QStackedWidget>
 #include <QStandardPaths>
 #include <QTableWidget>
 #include <QTest>
-#include <QWheelEvent>
-#include <vtkCamera.h>
-#include <vtkPolyData.h>
 #include <vtkRenderer.h>
 
+#include "compare_test_support.hpp"
 #include "gui/compare/compare_controller.hpp"
 #include "gui/compare/compare_panel.hpp"
 #include "gui/compare/compare_tables.hpp"
-#include "gui/compare/compare_views.hpp"
-#include "gui/compare/profile_panel.hpp"
-#include "gui/model/profile_model.hpp"
-#include "gui/overlays/profile_line_display.hpp"
 #include "gui/compare/gamma_histogram.hpp"
+#include "gui/compare/profile_panel.hpp"
 #include "gui/dose/dvh_store.hpp"
 #include "gui/jobs/job_runner.hpp"
 #include "gui/model/comparison_model.hpp"
 #include "gui/model/dose_set_store.hpp"
 #include "gui/model/plan_model.hpp"
+#include "gui/model/profile_model.hpp"
 #include "gui/overlays/comparison_wash_display.hpp"
 #include "gui/overlays/dose_wash_display.hpp"
-#include "gui/overlays/isodose_display.hpp"
 #include "gui/plan/plan_controller.hpp"
 #include "gui/shell/main_window.hpp"
 #include "gui/shell/plan_file_actions.hpp"
 #include "gui/shell/planning_workspace.hpp"
 #include "gui/views/slice_view.hpp"
-#include "gui_test_support.hpp"
 #include "proton/spot_generation.hpp"
 
 using namespace penumbra;
@@ -65,30 +53,11 @@ using namespace penumbra::gui;
 using penumbra::test::find;
 
 namespace {
-constexpr int kTimeoutMs = 300000;
-const char* kBrain = "patients/brain-srs-raystation";
-
-bool warm(QColor c) { return c.red() > 120 && c.red() > c.blue() + 80; }
-bool cool(QColor c) { return c.blue() > c.red() + 10 && c.blue() > 60; }
-
-/// Reference voxels on slice k whose 3 x 3 in-plane neighbourhood is all failing (fail) or all
-/// passing: their pixels cannot be blurred into the other class by rounding.
-std::vector<std::array<int, 3>> interiorVoxels(const Volume<float>& gamma, int k, bool fail, std::size_t most) {
-  std::vector<std::array<int, 3>> out;
-  const auto& d = gamma.grid.dims;
-  auto is = [&](int i, int j) {
-    const float g = gamma.at(i, j, k);
-    return std::isfinite(g) && (fail ? g > 1.0f : g <= 1.0f);
-  };
-  for (int j = 2; j + 2 < d[1] && out.size() < most; j += 2)
-    for (int i = 2; i + 2 < d[0] && out.size() < most; i += 2) {
-      bool all = true;
-      for (int dj = -1; dj <= 1 && all; ++dj)
-        for (int di = -1; di <= 1 && all; ++di) all = is(i + di, j + dj);
-      if (all) out.push_back({i, j, k});
-    }
-  return out;
-}
+constexpr int kTimeoutMs = test::kCompareTimeoutMs;
+using test::cool;
+using test::interiorVoxels;
+using test::kBrain;
+using test::warm;
 }  // namespace
 
 class CompareTest : public QObject {
@@ -181,9 +150,6 @@ private slots:
 
     checkGammaPixels(r);
     checkDifferenceView();
-    checkSideBySide();
-    checkProfile(r);
-    checkReport();
     checkEngineErrors(vmat);
   }
 
@@ -354,156 +320,6 @@ private:
     QVERIFY2(QString::fromStdString(labels[0]).contains("Gy") && QString::fromStdString(labels[0]).contains("%"),
              labels[0].c_str());
     QVERIFY2(QString::fromStdString(labels[1]).contains("A - B"), labels[1].c_str());
-  }
-
-  /// A | B | map: the central area switches, A and B wash their own dose set on one scale, the
-  /// map view shows the comparison, and a zoom of one view is the zoom of all three.
-  void checkSideBySide() {
-    auto* check = find<QCheckBox>(panel_, "compareSideBySideCheck");
-    QVERIFY(check);
-    check->setChecked(true);
-    auto* stack = find<QStackedWidget>(window_.get(), "centralStack");
-    auto* views = find<CompareViews>(window_.get(), "compareViews");
-    QVERIFY(stack && views);
-    QCOMPARE(stack->currentWidget(), static_cast<QWidget*>(views));
-    QTRY_VERIFY(views->view(0)->isVisible() && views->view(2)->isVisible());
-    QVERIFY(!window_->sliceView(SliceOrientation::Axial)->isVisible());
-    const auto c = ws_->comparison()->current();
-    QCOMPARE(views->wash(0)->shownSlice().empty(), false);
-    QCOMPARE(views->wash(1)->shownSlice().empty(), false);
-    // A and B differ on the slice (their own dose sets, not the store's current one).
-    const DoseSlice& a = views->wash(0)->shownSlice();
-    const DoseSlice& b = views->wash(1)->shownSlice();
-    QCOMPARE(a.gy.size(), b.gy.size());
-    double maxDiff = 0;
-    for (std::size_t i = 0; i < a.gy.size(); ++i) maxDiff = std::max(maxDiff, double(std::abs(a.gy[i] - b.gy[i])));
-    QVERIFY2(maxDiff > 1, qPrintable(QString::number(maxDiff)));
-    QVERIFY(views->mapDisplay()->isShowing());
-    QCOMPARE(views->mapDisplay()->shownMode(), CompareViewMode::Difference);  // follows the selector
-    // Over the map, the isodose lines of A (dashed, with the legend) and B (dotted, none).
-    const auto isos = views->view(2)->findChildren<IsodoseDisplay*>();
-    QCOMPARE(isos.size(), 2);
-    int withLegend = 0, withLines = 0;
-    for (IsodoseDisplay* iso : isos) {
-      const auto legend = iso->legendText();
-      if (!legend.empty()) {
-        ++withLegend;
-        QCOMPARE(QString::fromStdString(legend.front()), QString("A dashed, B dotted"));
-      }
-      withLines += iso->lines()->GetNumberOfCells() > 0;
-    }
-    QCOMPARE(withLegend, 1);
-    QCOMPARE(withLines, 2);
-    ws_->comparison()->setViewMode(CompareViewMode::Dose);
-    QCOMPARE(views->mapDisplay()->shownMode(), CompareViewMode::Gamma);  // the map never shows nothing
-    QVERIFY(views->mapDisplay()->isShowing());
-    // Linked zoom: ctrl + wheel on B zooms A and the map by the same factor.
-    for (int i = 0; i < 3; ++i) views->view(i)->renderNow();
-    auto scale = [&](int i) { return views->view(i)->renderer()->GetActiveCamera()->GetParallelScale(); };
-    const double before = scale(0);
-    SliceView* b1 = views->view(1);
-    const QPointF at(b1->width() / 2.0, b1->height() / 2.0);
-    QWheelEvent wheel(at, b1->mapToGlobal(at), QPoint(), QPoint(0, 240), Qt::NoButton, Qt::ControlModifier,
-                      Qt::NoScrollPhase, false);
-    QApplication::sendEvent(b1, &wheel);
-    QVERIFY2(scale(1) < 0.9 * before, qPrintable(QString("%1 -> %2").arg(before).arg(scale(1))));
-    QCOMPARE(scale(0), scale(1));
-    QCOMPARE(scale(2), scale(1));
-    // The whole-window capture holds the side-by-side views, then back to the planning views.
-    QVERIFY(!window_->grabWindowImage().isNull());
-    check->setChecked(false);
-    QCOMPARE(stack->currentIndex(), 0);
-    QTRY_VERIFY(window_->sliceView(SliceOrientation::Axial)->isVisible());
-    ws_->comparison()->setViewMode(CompareViewMode::Gamma);
-  }
-
-  /// The Profile tool: a drag across A's maximum on the axial view draws the line there and
-  /// plots A, B and gamma along it.
-  void checkProfile(const compare::CompareResult& r) {
-    auto* action = window_->findChild<QAction*>("actionProfileTool");
-    QVERIFY(action);
-    action->trigger();
-    ProfileModel* profile = ws_->profile();
-    QVERIFY(profile->toolActive());
-    QVERIFY(find<QPushButton>(window_.get(), "profileToolButton")->isChecked());
-    const auto c = ws_->comparison()->current();
-    const Volume<float>& a = c->reference->dose.dose;
-    const std::size_t at = std::size_t(std::max_element(a.data.begin(), a.data.end()) - a.data.begin());
-    const auto& g = a.grid;
-    const Vec3 ijkA{double(at % std::size_t(g.dims[0])), double(at / std::size_t(g.dims[0]) % std::size_t(g.dims[1])),
-                    double(at / (std::size_t(g.dims[0]) * std::size_t(g.dims[1])))};
-    const auto& scene = window_->viewState()->scene();
-    const Vec3 centre = scene->grid().worldToIndex(g.indexToWorld(ijkA));
-    window_->viewState()->setCrosshair(centre);
-    SliceView* axial = window_->sliceView(SliceOrientation::Axial);
-    axial->renderNow();
-    auto widgetPos = [&](Vec3 ijk) {
-      const auto p = scene->displayPoint(ijk);
-      vtkRenderer* ren = axial->renderer();
-      ren->SetWorldPoint(p[0], p[1], p[2], 1.0);
-      ren->WorldToDisplay();
-      double d[3];
-      ren->GetDisplayPoint(d);
-      const double dpr = axial->devicePixelRatioF();
-      return QPointF(d[0] / dpr, (axial->framebufferSizePx().height() - 1 - d[1]) / dpr);
-    };
-    const double du = 30.0 / scene->grid().spacing.x;  // 30 mm either side along x
-    const QPointF p0 = widgetPos(centre - Vec3{du, 0, 0}), p1 = widgetPos(centre + Vec3{du, 0, 0});
-    auto send = [&](QEvent::Type type, QPointF pos, Qt::MouseButton button, Qt::MouseButtons buttons) {
-      QMouseEvent e(type, pos, axial->mapToGlobal(pos), button, buttons, Qt::NoModifier);
-      QApplication::sendEvent(axial, &e);
-    };
-    const WindowLevel wl = window_->viewState()->windowLevel();
-    send(QEvent::MouseButtonPress, p0, Qt::LeftButton, Qt::LeftButton);
-    send(QEvent::MouseMove, (p0 + p1) / 2, Qt::NoButton, Qt::LeftButton);
-    send(QEvent::MouseMove, p1, Qt::NoButton, Qt::LeftButton);
-    send(QEvent::MouseButtonRelease, p1, Qt::LeftButton, Qt::NoButton);
-    QVERIFY(window_->viewState()->windowLevel() == wl);  // the drag drew, it did not change W/L
-    QVERIFY(profile->hasLine());
-    QCOMPARE(profile->orientation(), SliceOrientation::Axial);
-    auto* line = axial->findChild<ProfileLineDisplay*>();
-    QVERIFY(line && line->isShowing());
-    auto* panel = find<ProfilePanel>(window_.get(), "profilePanel");
-    QVERIFY(panel);
-    const ProfileSamples& s = panel->samples();
-    QCOMPARE(int(s.mm.size()), ProfilePanel::kSamples);
-    qInfo("profile %.1f mm, %s", s.mm.back(), qPrintable(panel->statusLabel()->text()));
-    QVERIFY2(std::abs(s.mm.back() - 60) < 4, qPrintable(QString::number(s.mm.back())));
-    double maxA = 0, maxB = 0;
-    int gammas = 0;
-    for (std::size_t i = 0; i < s.mm.size(); ++i) {
-      if (std::isfinite(s.a[i])) maxA = std::max(maxA, s.a[i]);
-      if (std::isfinite(s.b[i])) maxB = std::max(maxB, s.b[i]);
-      gammas += std::isfinite(s.gamma[i]);
-    }
-    // Through A's maximum (within the pixel rounding of the drag): about 62 Gy; B lower there.
-    QVERIFY2(maxA > 0.9 * c->reference->maxGy, qPrintable(QString("%1 of %2").arg(maxA).arg(c->reference->maxGy)));
-    QVERIFY(maxB > 0 && maxB < maxA);
-    QVERIFY(gammas > ProfilePanel::kSamples / 4);
-    QVERIFY(panel->statusLabel()->text().contains("Gamma 3 %/3 mm global"));
-    Q_UNUSED(r);
-    action->trigger();
-    QVERIFY(!profile->toolActive());
-  }
-
-  /// The PDF report: written, several pages (the DVH table of 24 structures), and refused in a
-  /// folder that does not exist.
-  void checkReport() {
-    QTemporaryDir dir;
-    const QString path = dir.filePath("comparison.pdf");
-    QString error;
-    QVERIFY2(panel_->writeReport(path, &error), qPrintable(error));
-    QFile f(path);
-    QVERIFY(f.open(QIODevice::ReadOnly));
-    const QByteArray pdf = f.readAll();
-    const qsizetype pages = pdf.count("/Type /Page") - pdf.count("/Type /Pages");
-    qInfo("report: %lld bytes, %lld pages", (long long)pdf.size(), (long long)pages);
-    QVERIFY(pdf.startsWith("%PDF"));
-    QVERIFY(pdf.size() > 20000);
-    QVERIFY(pages >= 2);
-    if (const char* keep = std::getenv("PENUMBRA_COMPARE_REPORT")) QFile::copy(path, keep);
-    QVERIFY(!panel_->writeReport(dir.filePath("missing/folder/comparison.pdf"), &error));
-    QVERIFY(!error.isEmpty());
   }
 
   /// NaN voxels and doses that do not overlap: the engine's words in the panel, no crash, and
