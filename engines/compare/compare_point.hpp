@@ -61,19 +61,33 @@ struct PointOutcome {
 
 /// The point (i, j, k) of the reference grid with reference dose dr; inMask: the optional
 /// mask's value there (true without a mask).
+/// The point (i, j, k) of the reference grid as a continuous index e of the evaluated grid;
+/// false when the evaluated dose's box does not reach it.
 template <typename Real>
-PENUMBRA_GAMMA_HD PointOutcome comparePoint(const PointSetup<Real>& s, int i, int j, int k,
-                                            float dr, bool inMask) {
-  PointOutcome out;
-  double e[3];
+PENUMBRA_GAMMA_HD bool locatePoint(const PointSetup<Real>& s, int i, int j, int k, double e[3]) {
   const double* m = s.toEval;
   for (int a = 0; a < 3; ++a) {
     e[a] = m[3 * a] * i + m[3 * a + 1] * j + m[3 * a + 2] * k + s.toEvalOffset[a];
     // A point within a millionth of a voxel of the box is in it (rounding of origins).
     const double hi = double(s.field.n[a] - 1);
-    if (!(e[a] >= -1e-6 && e[a] <= hi + 1e-6)) return out;
+    if (!(e[a] >= -1e-6 && e[a] <= hi + 1e-6)) return false;
     e[a] = e[a] < 0 ? 0 : (e[a] > hi ? hi : e[a]);
   }
+  return true;
+}
+
+/// 1 / DD in Gy^-1 at a point of reference dose dr: global, or DD% of dr for local gamma.
+template <typename Real>
+PENUMBRA_GAMMA_HD Real inverseDoseCriterion(const PointSetup<Real>& s, float dr) {
+  return s.local ? Real(1) / (s.ddFraction * Real(dr)) : s.invDdGlobal;
+}
+
+template <typename Real>
+PENUMBRA_GAMMA_HD PointOutcome comparePoint(const PointSetup<Real>& s, int i, int j, int k,
+                                            float dr, bool inMask) {
+  PointOutcome out;
+  double e[3];
+  if (!locatePoint(s, i, j, k, e)) return out;
   out.difference = float(Real(dr) - sampleTrilinear(s.field, e));
   if (!inMask) {
     out.cls = kOutsideMask;
@@ -85,8 +99,7 @@ PENUMBRA_GAMMA_HD PointOutcome comparePoint(const PointSetup<Real>& s, int i, in
   }
   out.cls = kEvaluated;
   if (s.gamma) {
-    const Real invDd = s.local ? Real(1) / (s.ddFraction * Real(dr)) : s.invDdGlobal;
-    const GammaPoint g = gammaAt(s.field, e, Real(dr), invDd, s.limits);
+    const GammaPoint g = gammaAt(s.field, e, Real(dr), inverseDoseCriterion(s, dr), s.limits);
     out.gamma = float(g.gamma);
     out.depthLimited = g.depthLimited;
   }

@@ -54,6 +54,7 @@ struct GammaField {
   int cells[3] = {0, 0, 0};     ///< cells per axis: n - 1, or 1 for a one-voxel axis
   Real h[3] = {1, 1, 1};        ///< voxel spacing / DTA
   Real w[3] = {1, 1, 1};        ///< cell width in u: h, or 0 along a one-voxel axis
+  Real invw[3] = {1, 1, 1};     ///< 1 / w, or 0 along a one-voxel axis
   Real hmin = 1;                ///< smallest h over the axes with more than one voxel
 };
 
@@ -100,6 +101,14 @@ PENUMBRA_GAMMA_HD double sqrtR<double>(double v) {
 #else
   return __builtin_sqrt(v);
 #endif
+}
+
+/// 2^-level, exactly, without a division (the GPU's IEEE division is a dozen instructions).
+template <typename Real>
+PENUMBRA_GAMMA_HD Real pow2Neg(int level) {
+  Real v = 1;
+  for (int i = 0; i < level; ++i) v *= Real(0.5);
+  return v;
 }
 
 /// Trilinear value in a cell from its corners c[bit0 = x, bit1 = y, bit2 = z].
@@ -162,8 +171,9 @@ PENUMBRA_GAMMA_HD Real boxQuadratic(Real a, const Real G[3], const Real lo[3], c
   Real lamLo = 0, lamHi = 0, pLo = 0, pHi = 0;
   for (int i = 0; i < 3; ++i) {
     if (G[i] == Real(0)) continue;
+    const Real invG = Real(1) / G[i];
     for (int e = 0; e < 2; ++e) {
-      const Real bp = -(e ? hi[i] : lo[i]) / G[i];
+      const Real bp = -(e ? hi[i] : lo[i]) * invG;
       const Real p = phi(bp);
       if (p <= Real(0) && (!haveLo || bp > lamLo)) {
         haveLo = true;
@@ -214,15 +224,25 @@ PENUMBRA_GAMMA_HD Real boxQuadratic(Real a, const Real G[3], const Real lo[3], c
 /// problem solved exactly (boxQuadratic). Without it, the boxes around a minimiser would not
 /// be pruned before their size reached the tolerance (the bound's gap shrinks with the box
 /// size, the function grows with the square of the distance): thousands of boxes a point.
-template <typename Real>
-PENUMBRA_GAMMA_HD void searchCell(const Real c[8], const Real lo[3], const Real w[3],
-                                  const Real ur[3], Real dr, Best<Real>& best) {
+/// Where the octree traversal of one cell stands: the box at `level` with integer coordinates
+/// (ix, iy, iz) in units of the cell's width / 2^level.
+struct BoxCursor {
   int level = 0, ix = 0, iy = 0, iz = 0;
-  for (;;) {
+};
+
+/// Processes the box at b and moves b to the next box of the depth-first order; false when the
+/// cell is finished. One box per call, so that a GPU lane can interleave its search with its
+/// neighbours' (see GammaSearch).
+template <typename Real>
+PENUMBRA_GAMMA_HD bool searchBox(const Real c[8], const Real lo[3], const GammaField<Real>& f,
+                                 const Real ur[3], Real dr, Best<Real>& best, BoxCursor& b) {
+  const Real* w = f.w;
+  int level = b.level, ix = b.ix, iy = b.iy, iz = b.iz;
+  {
 #ifdef PENUMBRA_GAMMA_COUNT
     PENUMBRA_GAMMA_COUNT();
 #endif
-    const Real inv = Real(1) / Real(1 << level);
+    const Real inv = pow2Neg<Real>(level);
     const Real t0[3] = {Real(ix) * inv, Real(iy) * inv, Real(iz) * inv};
     const Real t1[3] = {Real(ix + 1) * inv, Real(iy + 1) * inv, Real(iz + 1) * inv};
     // Box corners' doses: lerps along x on the cell's four x-edges, then y, then z.
@@ -286,9 +306,9 @@ PENUMBRA_GAMMA_HD void searchCell(const Real c[8], const Real lo[3], const Real 
       const Real gs[3] = {gx * Real(0.25), gy * Real(0.25), gz * Real(0.25)};
       Real G[3];
       Real a0 = sum * Real(0.125) - dr;
+      const Real scale = Real(1 << level);  // 1 / the box's width in cells, exactly
       for (int a = 0; a < 3; ++a) {
-        const Real width = bhi[a] - blo[a];
-        G[a] = width > Real(0) ? gs[a] / width : Real(0);
+        G[a] = gs[a] * f.invw[a] * scale;  // 0 along a one-voxel axis
         a0 -= G[a] * (Real(0.5) * (blo[a] + bhi[a]));  // linear part at y = 0 (u = u_r)
       }
       Real y[3], y0[3], l0 = a0;
@@ -309,7 +329,7 @@ PENUMBRA_GAMMA_HD void searchCell(const Real c[8], const Real lo[3], const Real 
         Real t[3];
         Real yd2 = 0;
         for (int a = 0; a < 3; ++a) {
-          t[a] = w[a] > Real(0) ? (y[a] + ur[a] - lo[a]) / w[a] : Real(0);
+          t[a] = (y[a] + ur[a] - lo[a]) * f.invw[a];
           t[a] = t[a] < t0[a] ? t0[a] : (t[a] > t1[a] ? t1[a] : t[a]);
           yd2 += y[a] * y[a];
         }
@@ -319,118 +339,188 @@ PENUMBRA_GAMMA_HD void searchCell(const Real c[8], const Real lo[3], const Real 
     }
     if (keep) {
       if (level < kGammaMaxLevel) {
-        ++level;
-        ix *= 2;
-        iy *= 2;
-        iz *= 2;
-        continue;
+        b.level = level + 1;
+        b.ix = ix * 2;
+        b.iy = iy * 2;
+        b.iz = iz * 2;
+        return true;
       }
       best.depthLimited = true;
     }
-    // Next sibling, or up until there is one. The child number is (ix & 1) | (iy & 1) << 1 |
-    // (iz & 1) << 2; children are visited in that order.
-    for (;;) {
-      if (level == 0) return;
-      const int child = (ix & 1) | ((iy & 1) << 1) | ((iz & 1) << 2);
-      if (child < 7) {
-        const int next = child + 1;
-        ix = (ix & ~1) | (next & 1);
-        iy = (iy & ~1) | ((next >> 1) & 1);
-        iz = (iz & ~1) | ((next >> 2) & 1);
-        break;
-      }
-      --level;
-      ix >>= 1;
-      iy >>= 1;
-      iz >>= 1;
+  }
+  // Next sibling, or up until there is one. The child number is (ix & 1) | (iy & 1) << 1 |
+  // (iz & 1) << 2; children are visited in that order.
+  for (;;) {
+    if (level == 0) return false;
+    const int child = (ix & 1) | ((iy & 1) << 1) | ((iz & 1) << 2);
+    if (child < 7) {
+      const int next = child + 1;
+      b.level = level;
+      b.ix = (ix & ~1) | (next & 1);
+      b.iy = (iy & ~1) | ((next >> 1) & 1);
+      b.iz = (iz & ~1) | ((next >> 2) & 1);
+      return true;
     }
+    --level;
+    ix >>= 1;
+    iy >>= 1;
+    iz >>= 1;
   }
 }
 
 }  // namespace detail
 
-/// Gamma at one reference point. e: the point's continuous index in the evaluated grid (inside
-/// [0, n - 1] on every axis; the caller checks), dr: the reference dose and invDd: 1 / DD in
-/// Gy^-1 (the caller divides by the local or global criterion).
+/// The search at one reference point as a resumable state machine: start(), then step() until
+/// it returns false, then gamma(). Each step processes one box, or moves to the next cell of
+/// the rings (skipping the cells the bounds rule out) and loads its 8 doses. gammaAt() runs it
+/// to the end; the CUDA kernel keeps every lane of a warp busy by giving a lane whose point is
+/// finished the next point while its neighbours go on (the number of boxes varies 100-fold
+/// from point to point). Both visit the same boxes in the same order: the same result.
 template <typename Real>
-PENUMBRA_GAMMA_HD GammaPoint gammaAt(const GammaField<Real>& f, const double e[3], Real dr,
-                                     Real invDd, const GammaLimits<Real>& lim) {
-  int pc[3];
-  Real ur[3];
-  for (int a = 0; a < 3; ++a) {
-    int c = int(e[a]);  // e >= 0
-    if (c > f.cells[a] - 1) c = f.cells[a] - 1;
-    if (c < 0) c = 0;
-    pc[a] = c;
-    ur[a] = Real(e[a] - double(c)) * f.h[a];
-  }
+struct GammaSearch {
   detail::Best<Real> best;
-  best.g2 = lim.cap2;
-  best.tol = lim.tol;
-  best.limit2 = lim.limit2;
-  {
+  Real ur[3], d, invDd;
+  int pc[3];
+  int ring, lim3[3], oz, oy, ox;  ///< the next cell to consider, relative to pc
+  bool done, inCell;
+  Real corner[8], lo[3];
+  detail::BoxCursor box;
+
+  /// e: the point's continuous index in the evaluated grid (inside [0, n - 1] on every axis;
+  /// the caller checks), dr: the reference dose and invDd: 1 / DD in Gy^-1 (the caller divides
+  /// by the local or global criterion).
+  PENUMBRA_GAMMA_HD void start(const GammaField<Real>& f, const double e[3], Real dr, Real inv,
+                               const GammaLimits<Real>& lim) {
+    for (int a = 0; a < 3; ++a) {
+      int c = int(e[a]);  // e >= 0
+      if (c > f.cells[a] - 1) c = f.cells[a] - 1;
+      if (c < 0) c = 0;
+      pc[a] = c;
+      ur[a] = Real(e[a] - double(c)) * f.h[a];
+    }
+    best.g2 = lim.cap2;
+    best.tol = lim.tol;
+    best.limit2 = lim.limit2;
+    best.depthLimited = false;
     const Real b = detail::sqrtR(lim.cap2) - lim.tol;
     best.prune2 = b > Real(0) ? b * b : Real(0);
+    invDd = inv;
+    d = dr * inv;
+    inCell = false;
+    done = !beginRing(f, lim, 0);
   }
-  const Real d = dr * invDd;
-  const int stride1 = f.n[0], stride2 = f.n[0] * f.n[1];
-  for (int ring = 0;; ++ring) {
+
+  /// One box, or the move to the next cell; false when the search is over.
+  PENUMBRA_GAMMA_HD bool step(const GammaField<Real>& f, const GammaLimits<Real>& lim) {
+    if (!inCell) {
+      if (done || !nextCell(f, lim)) {
+        done = true;
+        return false;
+      }
+      inCell = true;
+      box = detail::BoxCursor{};
+    }
+    inCell = detail::searchBox(corner, lo, f, ur, d, best, box);
+    return true;
+  }
+
+  PENUMBRA_GAMMA_HD GammaPoint result() const {
+    GammaPoint out;
+    out.gamma = double(detail::sqrtR(best.g2));
+    out.depthLimited = best.depthLimited;
+    return out;
+  }
+
+private:
+  /// Cells are visited in rings of growing Chebyshev distance; a ring starts only while its
+  /// nearest possible distance is below min(best, search limit).
+  PENUMBRA_GAMMA_HD bool beginRing(const GammaField<Real>& f, const GammaLimits<Real>& lim,
+                                   int r) {
     const Real reach2 = detail::minR(best.g2, lim.limit2);
-    if (ring >= 1) {
-      const Real near = Real(ring - 1) * f.hmin;
-      if (near * near >= reach2) break;
+    if (r >= 1) {
+      const Real near = Real(r - 1) * f.hmin;
+      if (near * near >= reach2) return false;
     }
     const Real reach = detail::sqrtR(reach2);
-    int lim3[3];
     bool any = false;
     for (int a = 0; a < 3; ++a) {
       // A cell |o| steps away along a is at least (|o| - 1) h_a away along a.
       const Real steps = reach / f.h[a] + Real(1);
-      int l = steps > Real(ring) ? ring : int(steps);
+      int l = steps > Real(r) ? r : int(steps);
       if (f.n[a] == 1) l = 0;
       lim3[a] = l;
-      if (l == ring) any = true;
+      if (l == r) any = true;
     }
-    if (!any) break;  // every axis is out of reach at this ring: so are all farther rings
-    for (int oz = -lim3[2]; oz <= lim3[2]; ++oz) {
-      const int cz = pc[2] + oz;
-      if (cz < 0 || cz >= f.cells[2]) continue;
-      for (int oy = -lim3[1]; oy <= lim3[1]; ++oy) {
-        const int cy = pc[1] + oy;
-        if (cy < 0 || cy >= f.cells[1]) continue;
-        const bool shell = (oz == ring || oz == -ring || oy == ring || oy == -ring);
-        const int step = shell ? 1 : 2 * ring;
-        for (int ox = -lim3[0]; ox <= lim3[0]; ox += step) {
-          if (!shell && ox != -ring && ox != ring) continue;
-          const int cx = pc[0] + ox;
-          if (cx < 0 || cx >= f.cells[0]) continue;
-          const Real lo[3] = {Real(ox) * f.h[0], Real(oy) * f.h[1], Real(oz) * f.h[2]};
-          // Quick cell test on distance alone before loading 8 doses.
-          const Real g2 = detail::axisGap2(ur[0], lo[0], f.w[0]) +
-                          detail::axisGap2(ur[1], lo[1], f.w[1]) +
-                          detail::axisGap2(ur[2], lo[2], f.w[2]);
-          if (best.prunes(g2) || g2 > lim.limit2) continue;
-          const int base = cz * stride2 + cy * stride1 + cx;
-          const int sx = f.n[0] > 1 ? 1 : 0, sy = f.n[1] > 1 ? stride1 : 0,
-                    sz = f.n[2] > 1 ? stride2 : 0;
-          Real corner[8];
-          for (int k = 0; k < 8; ++k) {
-            const int at = base + ((k & 1) ? sx : 0) + ((k & 2) ? sy : 0) + ((k & 4) ? sz : 0);
-#if defined(__CUDA_ARCH__)
-            corner[k] = Real(__ldg(f.dose + at)) * invDd;
-#else
-            corner[k] = Real(f.dose[at]) * invDd;
-#endif
-          }
-          detail::searchCell(corner, lo, f.w, ur, d, best);
-        }
+    if (!any) return false;  // every axis is out of reach at this ring: so are all farther rings
+    ring = r;
+    oz = -lim3[2];
+    oy = -lim3[1];
+    ox = -lim3[0];
+    return true;
+  }
+
+  /// From (oz, oy, ox) on, in the ring loops' order (z, then y, then x; inside the ring only
+  /// its two x faces), the next cell in the grid that the bounds do not rule out: loads its
+  /// doses and moves the position past it. False when no ring has one left.
+  PENUMBRA_GAMMA_HD bool nextCell(const GammaField<Real>& f, const GammaLimits<Real>& lim) {
+    for (;;) {
+      if (oz > lim3[2]) {
+        if (!beginRing(f, lim, ring + 1)) return false;
+        continue;
       }
+      const int cz = pc[2] + oz;
+      if (oy > lim3[1] || cz < 0 || cz >= f.cells[2]) {
+        ++oz;
+        oy = -lim3[1];
+        ox = -lim3[0];
+        continue;
+      }
+      const int cy = pc[1] + oy;
+      if (ox > lim3[0] || cy < 0 || cy >= f.cells[1]) {
+        ++oy;
+        ox = -lim3[0];
+        continue;
+      }
+      const bool shell = (oz == ring || oz == -ring || oy == ring || oy == -ring);
+      const int x = ox;
+      ox += shell ? 1 : 2 * ring;
+      if (!shell && x != -ring && x != ring) continue;
+      const int cx = pc[0] + x;
+      if (cx < 0 || cx >= f.cells[0]) continue;
+      lo[0] = Real(x) * f.h[0];
+      lo[1] = Real(oy) * f.h[1];
+      lo[2] = Real(oz) * f.h[2];
+      // Quick cell test on distance alone before loading 8 doses.
+      const Real g2 = detail::axisGap2(ur[0], lo[0], f.w[0]) +
+                      detail::axisGap2(ur[1], lo[1], f.w[1]) +
+                      detail::axisGap2(ur[2], lo[2], f.w[2]);
+      if (best.prunes(g2) || g2 > lim.limit2) continue;
+      const int stride1 = f.n[0], stride2 = f.n[0] * f.n[1];
+      const int base = cz * stride2 + cy * stride1 + cx;
+      const int sx = f.n[0] > 1 ? 1 : 0, sy = f.n[1] > 1 ? stride1 : 0,
+                sz = f.n[2] > 1 ? stride2 : 0;
+      for (int k = 0; k < 8; ++k) {
+        const int at = base + ((k & 1) ? sx : 0) + ((k & 2) ? sy : 0) + ((k & 4) ? sz : 0);
+#if defined(__CUDA_ARCH__)
+        corner[k] = Real(__ldg(f.dose + at)) * invDd;
+#else
+        corner[k] = Real(f.dose[at]) * invDd;
+#endif
+      }
+      return true;
     }
   }
-  GammaPoint out;
-  out.gamma = double(detail::sqrtR(best.g2));
-  out.depthLimited = best.depthLimited;
-  return out;
+};
+
+/// Gamma at one reference point (see GammaSearch::start for the arguments).
+template <typename Real>
+PENUMBRA_GAMMA_HD GammaPoint gammaAt(const GammaField<Real>& f, const double e[3], Real dr,
+                                     Real invDd, const GammaLimits<Real>& lim) {
+  GammaSearch<Real> s;
+  s.start(f, e, dr, invDd, lim);
+  while (s.step(f, lim)) {
+  }
+  return s.result();
 }
 
 }  // namespace penumbra::compare

@@ -1,9 +1,18 @@
-// CUDA backend of the dose comparison: one thread per reference point runs comparePoint() (the
-// same code as the CPU reference; the search in float, positions in double), in launches of a
-// few slices so that progress and cancel are honoured. The doses stay on the GPU between calls
-// (a new criterion on the same doses uploads nothing) and the result downloads by DMA into host
-// memory prepared on helper threads. Statistics are computed on the host from the volumes
-// (compare_stats.cpp), as for the CPU.
+// CUDA backend of the dose comparison, in two kernels per launch group so that progress and
+// cancel are honoured:
+//  1. classifyKernel, one thread per reference point: its class (evaluated, below the cut-off,
+//     outside the mask or the evaluated dose) and dose difference; the points that need a gamma
+//     are appended to a list (their order in it does not matter: each point's result is
+//     written at its own index, so the output is the same whatever the order);
+//  2. searchKernel, persistent warps over that list: each lane runs GammaSearch (the same code
+//     as the CPU reference, the search in float, positions in double) one box per loop turn,
+//     and a lane whose point is finished takes the next one from the list while its neighbours
+//     go on. The number of boxes a point needs varies 100-fold (5 to 700 on box4-256 at
+//     2 %/2 mm), and one thread per point left a warp waiting for its slowest lane: 31 % of
+//     the lanes busy on average.
+// The doses stay on the GPU between calls (a new criterion on the same doses uploads nothing)
+// and the result downloads by DMA into host memory prepared on helper threads. Statistics are
+// computed on the host from the volumes (compare_stats.cpp), as for the CPU.
 #include <cuda_runtime.h>
 
 #include <cmath>
@@ -26,22 +35,82 @@ namespace {
 
 constexpr int kBlock = 128;
 
+/// Counters of one run: [0] points listed for a gamma, [1] depth-limited points, [2] the next
+/// list entry the search hands out.
+enum Counter { kListed = 0, kDepthLimited = 1, kNext = 2, kCounters = 3 };
+
 __global__ void __launch_bounds__(kBlock)
-    compareKernel(PointSetup<float> s, const float* __restrict__ ref,
-                  const std::uint8_t* __restrict__ mask, float* __restrict__ gamma,
-                  float* __restrict__ diff, int firstSlice, int lastSlice,
-                  unsigned long long* depthLimited) {
+    classifyKernel(PointSetup<float> s, const float* __restrict__ ref,
+                   const std::uint8_t* __restrict__ mask, float* __restrict__ gamma,
+                   float* __restrict__ diff, unsigned* __restrict__ list, int firstSlice,
+                   int lastSlice, unsigned long long* counters) {
   const long long slice = (long long)s.refDims[0] * s.refDims[1];
   const long long at = (long long)firstSlice * slice + (long long)blockIdx.x * kBlock + threadIdx.x;
-  if (at >= (long long)lastSlice * slice) return;
-  const int i = int(at % s.refDims[0]);
-  const int j = int(at / s.refDims[0] % s.refDims[1]);
-  const int k = int(at / slice);
-  const float nan = __int_as_float(0x7fc00000);
-  const PointOutcome o = comparePoint(s, i, j, k, __ldg(ref + at), mask ? __ldg(mask + at) != 0 : true);
-  diff[at] = o.cls == kOutsideEvaluated ? nan : o.difference;
-  gamma[at] = o.cls == kEvaluated && s.gamma ? o.gamma : nan;
-  if (o.depthLimited) atomicAdd(depthLimited, 1ull);
+  const bool inside = at < (long long)lastSlice * slice;
+  bool needsGamma = false;
+  if (inside) {
+    const int i = int(at % s.refDims[0]);
+    const int j = int(at / s.refDims[0] % s.refDims[1]);
+    const int k = int(at / slice);
+    const float nan = __int_as_float(0x7fc00000);
+    PointSetup<float> classify = s;
+    classify.gamma = false;  // the difference and the class only; the search comes next
+    const PointOutcome o =
+        comparePoint(classify, i, j, k, __ldg(ref + at), mask ? __ldg(mask + at) != 0 : true);
+    diff[at] = o.cls == kOutsideEvaluated ? nan : o.difference;
+    gamma[at] = nan;
+    needsGamma = o.cls == kEvaluated && s.gamma;
+  }
+  // One atomic a warp for the list.
+  const unsigned lanes = __ballot_sync(0xffffffffu, needsGamma);
+  if (!lanes) return;
+  const int lane = threadIdx.x & 31;
+  const int leader = __ffs(lanes) - 1;
+  unsigned base = 0;
+  if (lane == leader) base = unsigned(atomicAdd(counters + kListed, (unsigned long long)__popc(lanes)));
+  base = __shfl_sync(0xffffffffu, base, leader);
+  if (needsGamma) list[base + __popc(lanes & ((1u << lane) - 1u))] = unsigned(at);
+}
+
+__global__ void __launch_bounds__(kBlock)
+    searchKernel(PointSetup<float> s, const float* __restrict__ ref,
+                 const unsigned* __restrict__ list, unsigned first, unsigned last,
+                 float* __restrict__ gamma, unsigned long long* counters) {
+  const int lane = threadIdx.x & 31;
+  GammaSearch<float> g;
+  long long at = -1;  // this lane's point; -1: none (take one), -2: the list is exhausted
+  for (;;) {
+    const unsigned wants = __ballot_sync(0xffffffffu, at == -1);
+    if (wants) {
+      const int leader = __ffs(wants) - 1;
+      unsigned base = 0;
+      if (lane == leader) base = first + unsigned(atomicAdd(counters + kNext, (unsigned long long)__popc(wants)));
+      base = __shfl_sync(0xffffffffu, base, leader);
+      if (at == -1) {
+        const unsigned idx = base + __popc(wants & ((1u << lane) - 1u));
+        if (idx < last) {
+          at = __ldg(list + idx);
+          const long long slice = (long long)s.refDims[0] * s.refDims[1];
+          const int i = int(at % s.refDims[0]);
+          const int j = int(at / s.refDims[0] % s.refDims[1]);
+          const int k = int(at / slice);
+          const float dr = __ldg(ref + at);
+          double e[3];
+          locatePoint(s, i, j, k, e);  // inside: the classification said so
+          g.start(s.field, e, dr, inverseDoseCriterion(s, dr), s.limits);
+        } else {
+          at = -2;
+        }
+      }
+    }
+    if (__all_sync(0xffffffffu, at == -2)) return;
+    if (at >= 0 && !g.step(s.field, s.limits)) {
+      const GammaPoint r = g.result();
+      gamma[at] = float(r.gamma);
+      if (r.depthLimited) atomicAdd(counters + kDepthLimited, 1ull);
+      at = -1;
+    }
+  }
 }
 
 }  // namespace
@@ -85,7 +154,8 @@ struct Workspace {
   VolumeKey refKey, evalKey;
   penumbra::cuda::DeviceBuffer<float> ref, eval, gamma, diff;
   penumbra::cuda::DeviceBuffer<std::uint8_t> mask;
-  penumbra::cuda::DeviceBuffer<unsigned long long> limited;
+  penumbra::cuda::DeviceBuffer<unsigned> list;
+  penumbra::cuda::DeviceBuffer<unsigned long long> counters;
   std::future<penumbra::cuda::HostOutput> nextGamma, nextDiff;
   std::size_t nextSize = 0;
   ~Workspace() {
@@ -148,6 +218,11 @@ std::int64_t runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
   out.device = penumbra::cuda::currentDeviceName();
   const std::size_t nRef = r.reference->data.size();
   const std::size_t nEval = r.evaluated->data.size();
+  // The list of points holds 32-bit indices (4 G points: a 1600^3 grid).
+  if (nRef >= (std::size_t(1) << 32))
+    throw Error(ErrorCode::InvalidArgument,
+                "dose comparison: the CUDA backend takes at most 2^32 reference points; use the "
+                "CPU backend or a coarser grid");
   WorkspaceLease lease(device);
   Workspace& W = *lease;
 
@@ -166,7 +241,7 @@ std::int64_t runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
   W.nextSize = nRef;
 
   penumbra::cuda::Stream stream;
-  penumbra::cuda::LaunchTimes upload, kernel, download;
+  penumbra::cuda::LaunchTimes upload, classify, kernel, download;
   upload.begin(stream.s);
   double uploaded = 0;
   if (!W.refKey.matches(r.reference)) {
@@ -191,33 +266,66 @@ std::int64_t runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
   }
   grow(W.gamma, nRef);
   grow(W.diff, nRef);
-  if (W.limited.size() < 1) W.limited.allocate(1);
-  PENUMBRA_CUDA_CHECK(cudaMemsetAsync(W.limited.get(), 0, sizeof(unsigned long long), stream.s));
+  if (W.list.size() < nRef) W.list.allocate(nRef);
+  if (W.counters.size() < kCounters) W.counters.allocate(kCounters);
+  PENUMBRA_CUDA_CHECK(
+      cudaMemsetAsync(W.counters.get(), 0, kCounters * sizeof(unsigned long long), stream.s));
   upload.end(stream.s);
 
   PointSetup<float> s = toFloat(setup);
   s.field.dose = W.eval.get();
   const Grid& g = r.reference->grid;
   const long long slice = (long long)g.dims[0] * g.dims[1];
-  // About 2^21 points a launch: a cancel is noticed within a few milliseconds.
-  const int slicesPerLaunch = int(std::max<long long>(1, (1ll << 21) / std::max(1ll, slice)));
-  penumbra::cuda::KernelStats stats;
-  stats.fn = (const void*)compareKernel;
-  stats.block = kBlock;
+  // Classification: about 2^23 points a launch (a few hundred microseconds each).
+  const int slicesPerLaunch = int(std::max<long long>(1, (1ll << 23) / std::max(1ll, slice)));
+  penumbra::cuda::KernelStats classifyStats, searchStats;
+  classifyStats.fn = (const void*)classifyKernel;
+  classifyStats.block = kBlock;
   for (int k0 = 0; k0 < g.dims[2]; k0 += slicesPerLaunch) {
     job.checkCancel();
     const int k1 = std::min(g.dims[2], k0 + slicesPerLaunch);
     const long long points = (long long)(k1 - k0) * slice;
     const int blocks = int((points + kBlock - 1) / kBlock);
-    stats.grid = blocks;
+    classifyStats.grid = blocks;
+    classify.begin(stream.s);
+    classifyKernel<<<blocks, kBlock, 0, stream.s>>>(s, W.ref.get(),
+                                                    r.mask ? W.mask.get() : nullptr, W.gamma.get(),
+                                                    W.diff.get(), W.list.get(), k0, k1,
+                                                    W.counters.get());
+    PENUMBRA_CUDA_CHECK_LAUNCH("classifyKernel");
+    classify.end(stream.s);
+  }
+  unsigned long long listed = 0;
+  PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(&listed, W.counters.get() + kListed, sizeof listed,
+                                      cudaMemcpyDeviceToHost, stream.s));
+  PENUMBRA_CUDA_CHECK(cudaStreamSynchronize(stream.s));
+  job.report(0.05, "gamma (CUDA)");
+
+  // The search: persistent blocks, as many as fit on the GPU at once, over 2^21 listed points a
+  // launch (a few milliseconds: a cancel is noticed soon, and the tail where a few lanes finish
+  // their last points is short against the launch).
+  int blocksPerSm = 0, sms = 0;
+  PENUMBRA_CUDA_CHECK(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocksPerSm, searchKernel, kBlock, 0));
+  PENUMBRA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const long long perLaunch = 1ll << 21;
+  searchStats.fn = (const void*)searchKernel;
+  searchStats.block = kBlock;
+  for (unsigned long long p0 = 0; p0 < listed; p0 += perLaunch) {
+    job.checkCancel();
+    const unsigned long long p1 = std::min<unsigned long long>(listed, p0 + perLaunch);
+    const int blocks = int(std::max<long long>(
+        1, std::min<long long>((long long)blocksPerSm * sms, ((long long)(p1 - p0) + kBlock - 1) / kBlock)));
+    searchStats.grid = blocks;
+    PENUMBRA_CUDA_CHECK(cudaMemsetAsync(W.counters.get() + kNext, 0, sizeof(unsigned long long),
+                                        stream.s));
     kernel.begin(stream.s);
-    compareKernel<<<blocks, kBlock, 0, stream.s>>>(s, W.ref.get(), r.mask ? W.mask.get() : nullptr,
-                                                   W.gamma.get(), W.diff.get(), k0, k1,
-                                                   W.limited.get());
-    PENUMBRA_CUDA_CHECK_LAUNCH("compareKernel");
+    searchKernel<<<blocks, kBlock, 0, stream.s>>>(s, W.ref.get(), W.list.get(), unsigned(p0),
+                                                  unsigned(p1), W.gamma.get(), W.counters.get());
+    PENUMBRA_CUDA_CHECK_LAUNCH("searchKernel");
     kernel.end(stream.s);
     PENUMBRA_CUDA_CHECK(cudaStreamSynchronize(stream.s));
-    job.report(double(k1) / g.dims[2], "gamma (CUDA)");
+    job.report(0.05 + 0.95 * double(p1) / double(listed), "gamma (CUDA)");
   }
   // The doses are on the GPU now: the keys say so (set only after every copy succeeded).
   W.refKey.set(r.reference);
@@ -230,7 +338,7 @@ std::int64_t runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
   PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(diffHost.data.data(), W.diff.get(), nRef * 4,
                                       cudaMemcpyDeviceToHost, stream.s));
   unsigned long long limited = 0;
-  PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(&limited, W.limited.get(), sizeof limited,
+  PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(&limited, W.counters.get() + kDepthLimited, sizeof limited,
                                       cudaMemcpyDeviceToHost, stream.s));
   download.end(stream.s);
   PENUMBRA_CUDA_CHECK(cudaStreamSynchronize(stream.s));
@@ -242,12 +350,18 @@ std::int64_t runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
   out.difference.grid = g;
   out.difference.data = std::move(diffHost.data);
 
-  // Traffic model: each point reads its reference dose (and mask) and writes two floats; the
-  // evaluated dose is read through the cache (at least once).
-  stats.bytes = double(nRef) * (4 + 8 + (r.mask ? 1 : 0)) + double(nEval) * 4;
+  // Traffic model: classification reads each reference dose (and mask), the evaluated dose
+  // through the cache (at least once), and writes two floats and the list; the search reads
+  // its listed points' index and dose and writes their gamma.
+  classifyStats.bytes = double(nRef) * (4 + 8 + (r.mask ? 1 : 0)) + double(nEval) * 4 + double(listed) * 4;
+  searchStats.bytes = double(listed) * 12;
   const std::string variant = r.criteria.local ? "local" : "global";
-  out.profiles.push_back(penumbra::cuda::launchProfile("gamma_search", variant, stats,
-                                                       kernel.totalMs(), kernel.launches(),
+  if (s.gamma)
+    out.profiles.push_back(penumbra::cuda::launchProfile("gamma_search", variant, searchStats,
+                                                         kernel.totalMs(), kernel.launches(),
+                                                         out.device));
+  out.profiles.push_back(penumbra::cuda::launchProfile("classify points", variant, classifyStats,
+                                                       classify.totalMs(), classify.launches(),
                                                        out.device));
   penumbra::cuda::KernelStats copyIn;
   copyIn.bytes = uploaded;
