@@ -1,6 +1,6 @@
-// Projected L-BFGS for spot weights (see optimise.hpp for the method). The vectors here are
-// spot-sized (10^3 - 10^5); the cost of an iteration is the two SpMV products, so the
-// bookkeeping stays plain serial C++.
+// Projected L-BFGS for spot weights (see optimise.hpp for the method): argument checks, the
+// host's vector operations, and the choice between the host loop and the GPU loop; the loop
+// itself is projected_lbfgs.hpp.
 #include "optimise/optimise.hpp"
 
 #include <algorithm>
@@ -9,7 +9,7 @@
 #include <limits>
 
 #include "core/error.hpp"
-#include "optimise/lbfgs_memory.hpp"
+#include "optimise/projected_lbfgs.hpp"
 
 namespace penumbra::optimise {
 
@@ -46,49 +46,81 @@ void setPlanWeights(std::vector<proton::ProtonBeam>& beams, const std::vector<do
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+/// The host's vector operations for projected_lbfgs.hpp: serial loops, sums in index order.
+/// The products go through the engine, so they run on the GPU when the engine is there.
+struct HostOps {
+  using Vec = std::vector<double>;
+  using Mask = std::vector<char>;
+  const spmv::SpmvEngine& engine;
+  const PlanObjective& objective;
+  std::size_t n, m;  // spots, dose voxels
 
-double projectedGradientNorm(const std::vector<double>& w, const std::vector<double>& g) {
-  double m = 0;
-  for (std::size_t i = 0; i < w.size(); ++i)
-    m = std::max(m, std::abs(std::max(0.0, w[i] - g[i]) - w[i]));
-  return m;
-}
-
-// The scalar a > 0 minimising f(a d0): f is convex along the ray, so Newton on f'(a) = r(a d0).d0
-// inside a bracket [lo, hi] with f'(lo) < 0 < f'(hi), bisecting whenever Newton leaves it.
-// Works on the dose alone (D (a w) = a D w): no products. Returns 1 when f'(0) >= 0.
-double bestScale(const PlanObjective& obj, const std::vector<double>& d0) {
-  std::vector<double> d(d0.size()), r;
-  auto slope = [&](double a, double* curv) {
-    for (std::size_t i = 0; i < d.size(); ++i) d[i] = a * d0[i];
-    obj.evaluate(d, &r);
+  Vec spots() const { return Vec(n); }
+  Vec doses() const { return Vec(m, 0.0); }
+  Mask mask() const { return Mask(n); }
+  void upload(const std::vector<double>& h, Vec& v) const { v = h; }
+  void download(const Vec& v, std::vector<double>& h) const { h = v; }
+  void dose(const Vec& w, Vec& d) const { engine.multiply(spmv::Product::D, w, d); }
+  void gradient(const Vec& r, Vec& g) const { engine.multiply(spmv::Product::Dt, r, g); }
+  double evaluate(const Vec& d, Vec* r) const { return objective.evaluate(d, r); }
+  double curvature(const Vec& d, const Vec& q) const { return objective.curvature(d, q); }
+  static double dot(const Vec& a, const Vec& b) {
     double s = 0;
-    for (std::size_t i = 0; i < d.size(); ++i) s += r[i] * d0[i];
-    if (curv) *curv = obj.curvature(d, d0);
+    for (std::size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
     return s;
-  };
-  if (slope(0, nullptr) >= 0) return 1;
-  double lo = 0, hi = 1;
-  for (int i = 0; i < 200 && slope(hi, nullptr) < 0; ++i) lo = hi, hi *= 2;
-  double a = 0.5 * (lo + hi);
-  for (int it = 0; it < 60 && hi - lo > 1e-12 * hi; ++it) {
-    double curv = 0;
-    const double s = slope(a, &curv);
-    if (s == 0) return a;
-    (s < 0 ? lo : hi) = a;
-    const double newton = curv > 0 ? a - s / curv : -1;
-    a = (newton > lo && newton < hi) ? newton : 0.5 * (lo + hi);
   }
-  return a;
-}
+  static void axpy(double a, const Vec& x, Vec& y) {
+    for (std::size_t i = 0; i < y.size(); ++i) y[i] += a * x[i];
+  }
+  static void scale(double a, Vec& x) {
+    for (double& v : x) v *= a;
+  }
+  static void scaled(double a, const Vec& x, Vec& y) {
+    y.resize(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) y[i] = a * x[i];
+  }
+  static void difference(const Vec& a, const Vec& b, Vec& out) {
+    out.resize(a.size());
+    for (std::size_t i = 0; i < a.size(); ++i) out[i] = a[i] - b[i];
+  }
+  static double maxAbs(const Vec& x) {
+    double m = 0;
+    for (double v : x) m = std::max(m, std::abs(v));
+    return m;
+  }
+  static double maxValue(const Vec& x) {
+    double m = -std::numeric_limits<double>::infinity();
+    for (double v : x) m = std::max(m, v);
+    return m;
+  }
+  static double projectedGradientNorm(const Vec& w, const Vec& g) {
+    double m = 0;
+    for (std::size_t i = 0; i < w.size(); ++i)
+      m = std::max(m, std::abs(std::max(0.0, w[i] - g[i]) - w[i]));
+    return m;
+  }
+  static void freeSet(const Vec& w, const Vec& g, Mask& free) {
+    for (std::size_t i = 0; i < w.size(); ++i) free[i] = !(w[i] <= 0 && g[i] > 0);
+  }
+  static void masked(const Vec& x, const Mask& free, double sign, Vec& y) {
+    y.resize(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) y[i] = free[i] ? sign * x[i] : 0.0;
+  }
+  static double trialStep(const Vec& w, const Vec& p, double alpha, const Vec& g, Vec& wt) {
+    double gDelta = 0;
+    for (std::size_t i = 0; i < w.size(); ++i) {
+      wt[i] = std::max(0.0, w[i] + alpha * p[i]);
+      gDelta += g[i] * (wt[i] - w[i]);
+    }
+    return gDelta;
+  }
+};
 
 }  // namespace
 
 OptimiseResult optimiseSpotWeights(const spmv::SpmvEngine& engine, const PlanObjective& objective,
                                    std::vector<double> w, const OptimiserOptions& opt,
                                    const JobControl& job, const IterationCallback& onIteration) {
-  const auto start = Clock::now();
   const spmv::HalfCsr& dm = engine.matrix(spmv::Product::D);
   PENUMBRA_REQUIRE(std::int64_t(w.size()) == dm.cols, InvalidArgument,
                    "optimise: " + std::to_string(w.size()) +
@@ -102,16 +134,6 @@ OptimiseResult optimiseSpotWeights(const spmv::SpmvEngine& engine, const PlanObj
   OptimiseResult res;
   res.backend = engine.backend();
   res.device = engine.deviceName();
-  auto seconds = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
-  auto doseOf = [&](const std::vector<double>& x, std::vector<double>& d) {
-    engine.multiply(spmv::Product::D, x, d);
-    ++res.doseProducts;
-  };
-  auto gradientOf = [&](const std::vector<double>& r, std::vector<double>& g) {
-    engine.multiply(spmv::Product::Dt, r, g);
-    ++res.gradientProducts;
-  };
-
   bool anyPositive = false;
   for (double& x : w) {
     x = std::isfinite(x) ? std::max(0.0, x) : 0.0;
@@ -119,119 +141,13 @@ OptimiseResult optimiseSpotWeights(const spmv::SpmvEngine& engine, const PlanObj
   }
   if (!anyPositive) std::fill(w.begin(), w.end(), 1.0);
 
-  std::vector<double> d, r, g;
-  doseOf(w, d);
-  if (opt.rescaleInitial) {
-    res.initialScale = bestScale(objective, d);
-    for (double& x : w) x *= res.initialScale;
-    doseOf(w, d);  // D (a w) again rather than a D w: the dose is always exactly the product
+  if (engine.backend() == Backend::Cuda && !opt.hostLoop) {
+    res.loopOnGpu = true;
+    detail::optimiseOnGpu(engine, objective, w, opt, job, onIteration, res);
+  } else {
+    HostOps ops{engine, objective, w.size(), std::size_t(dm.rows)};
+    detail::runProjectedLbfgs(ops, w, opt, job, onIteration, res);
   }
-  double f = objective.evaluate(d, &r);
-  gradientOf(r, g);
-  res.initialObjective = f;
-  double pg = projectedGradientNorm(w, g);
-  const double pg0 = pg;
-
-  auto record = [&](int iteration, double step, int backtracks) {
-    IterationRecord rec{iteration, f, pg, step, backtracks, seconds()};
-    res.history.push_back(rec);
-    if (onIteration) onIteration(rec);
-    if (opt.maxIterations > 0)
-      job.report(std::min(1.0, double(iteration) / opt.maxIterations), "optimising spot weights");
-  };
-  record(0, 0, 0);
-
-  detail::LbfgsMemory memory(opt.memory);
-  const std::size_t n = w.size();
-  std::vector<double> p(n), wt(n), dt, rt, gt, q;
-  std::vector<char> freeSet(n);
-  int smallDecreases = 0;
-  res.state = OptimiseState::MaxIterations;
-  res.stopReason = "reached " + std::to_string(opt.maxIterations) + " iterations";
-
-  for (int k = 1; k <= opt.maxIterations; ++k) {
-    if (job.cancelled()) {
-      res.state = OptimiseState::Stopped;
-      res.stopReason =
-          "stopped by the user after " + std::to_string(res.iterations) + " iterations";
-      break;
-    }
-    if (pg == 0 || pg <= opt.projectedGradient * pg0) {
-      res.state = OptimiseState::Converged;
-      res.stopReason = "projected gradient below tolerance";
-      break;
-    }
-    // Spots at the bound whose gradient points outward stay fixed this iteration.
-    for (std::size_t i = 0; i < n; ++i) freeSet[i] = !(w[i] <= 0 && g[i] > 0);
-
-    bool accepted = false, steepest = memory.empty();
-    double alpha = 0, ft = f;
-    int backtracks = 0;
-    for (int attempt = 0; attempt < 2 && !accepted; ++attempt) {
-      double alpha0 = 1;
-      if (!steepest) {
-        memory.direction(g, freeSet, p);  // p = -Z H Z g: a descent direction while Zg != 0
-      } else {
-        for (std::size_t i = 0; i < n; ++i) p[i] = freeSet[i] ? -g[i] : 0.0;
-        // Exact minimiser of the local quadratic model along p: one extra product.
-        doseOf(p, q);
-        double gp = 0, pmax = 0, wmax = 0;
-        for (std::size_t i = 0; i < n; ++i)
-          gp += g[i] * p[i], pmax = std::max(pmax, std::abs(p[i])), wmax = std::max(wmax, w[i]);
-        const double curv = objective.curvature(d, q);
-        alpha0 = curv > 0 ? -gp / curv : (pmax > 0 ? std::max(wmax, 1.0) / pmax : 1.0);
-      }
-      alpha = alpha0;
-      for (backtracks = 0; backtracks < opt.maxBacktracks; ++backtracks, alpha *= 0.5) {
-        double gDelta = 0;
-        for (std::size_t i = 0; i < n; ++i) {
-          wt[i] = std::max(0.0, w[i] + alpha * p[i]);
-          gDelta += g[i] * (wt[i] - w[i]);
-        }
-        if (!(gDelta < 0)) continue;
-        doseOf(wt, dt);
-        ft = objective.evaluate(dt, &rt);
-        if (ft <= f + opt.armijoC1 * gDelta && ft < f) {
-          accepted = true;
-          break;
-        }
-      }
-      if (!accepted && !steepest) {
-        memory.clear();  // the quasi-Newton model misled the search: restart from the gradient
-        steepest = true;
-      } else if (!accepted) {
-        break;
-      }
-    }
-    if (!accepted) {
-      res.state = OptimiseState::Converged;
-      res.stopReason = "no further decrease along the projected gradient (converged to rounding)";
-      break;
-    }
-    gradientOf(rt, gt);
-    memory.push(w, wt, g, gt);
-    const double relative = (f - ft) / std::max(std::abs(f), std::numeric_limits<double>::min());
-    w.swap(wt);
-    d.swap(dt);
-    g.swap(gt);
-    f = ft;
-    pg = projectedGradientNorm(w, g);
-    res.iterations = k;
-    record(k, alpha, backtracks);
-    smallDecreases = relative < opt.relativeDecrease ? smallDecreases + 1 : 0;
-    if (smallDecreases >= opt.patience) {
-      res.state = OptimiseState::Converged;
-      res.stopReason = "relative decrease below tolerance";
-      break;
-    }
-  }
-
-  // Objective decreases monotonically, so the last accepted weights are the best.
-  res.weights = std::move(w);
-  res.dose = std::move(d);
-  res.objective = f;
-  res.elapsedSeconds = seconds();
-  res.iterationsPerSecond = res.elapsedSeconds > 0 ? res.iterations / res.elapsedSeconds : 0;
   return res;
 }
 

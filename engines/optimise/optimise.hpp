@@ -22,11 +22,20 @@
 ///    projectedGradient x its initial value; maxIterations; cancel; a line search that finds no
 ///    decrease even along steepest descent (converged to rounding).
 ///
-/// Cancel (JobControl) is checked once per iteration and ends in state Stopped with the best
-/// weights so far (with monotone decrease, the last accepted ones). The callback receives every
-/// iteration's record on the optimiser's thread (the GUI queues it to its own).
+/// Cancel (JobControl) is checked once per iteration and before every trial step of the line
+/// search, and ends in state Stopped with the best weights so far (with monotone decrease, the
+/// last accepted ones). The callback receives every iteration's record on the optimiser's
+/// thread (the GUI queues it to its own), with the current weights and dose as often as
+/// OptimiserOptions::iterateIntervalSeconds asks.
+///
+/// Where the loop runs: with the SpMV engine on the GPU, on the GPU (cuda/optimise_cuda.cu:
+/// weights, doses, residuals, gradients and the L-BFGS pairs stay on the device, reductions are
+/// deterministic trees, so a run is bitwise reproducible; only scalars and the iterates asked
+/// for cross the bus); otherwise, or with hostLoop, on the host around the engine's products.
+/// Both run one template (projected_lbfgs.hpp).
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -49,6 +58,12 @@ struct OptimiserOptions {
   /// Scale the initial weights by the scalar that minimises f along them (exact 1-D Newton on
   /// the dose, no extra products), so a plan with uniform weights 1 starts near the right dose.
   bool rescaleInitial = true;
+  /// Seconds between iterates handed to the callback (weights and dose in the record); < 0:
+  /// never, 0: every iteration. On the GPU each one is a download of both vectors.
+  double iterateIntervalSeconds = -1;
+  /// Keep the loop on the host even when the SpMV engine is on the GPU (the products still run
+  /// there): the reference path the GPU loop is compared with.
+  bool hostLoop = false;
 };
 
 /// One accepted iteration (iteration 0 = the starting point).
@@ -59,6 +74,9 @@ struct IterationRecord {
   double step = 0;                   ///< accepted alpha (0 for iteration 0)
   int backtracks = 0;
   double elapsedSeconds = 0;  ///< since the optimiser started
+  /// The iterate (weights in the dose matrix's column order, dose on the dose grid [Gy]) when
+  /// due (OptimiserOptions::iterateIntervalSeconds); null otherwise and in the history.
+  std::shared_ptr<const std::vector<double>> weights, dose;
 };
 
 using IterationCallback = std::function<void(const IterationRecord&)>;
@@ -81,6 +99,7 @@ struct OptimiseResult {
   std::string stopReason;                ///< user-facing
   std::vector<IterationRecord> history;  ///< iteration 0 .. iterations
   Backend backend = Backend::Cpu;        ///< where the products ran
+  bool loopOnGpu = false;                ///< the loop's vectors lived on the GPU
   std::string device;
   std::int64_t doseProducts = 0, gradientProducts = 0;
   double elapsedSeconds = 0;
@@ -94,6 +113,14 @@ OptimiseResult optimiseSpotWeights(const spmv::SpmvEngine& engine, const PlanObj
                                    std::vector<double> initialWeights,
                                    const OptimiserOptions& options = {}, const JobControl& job = {},
                                    const IterationCallback& onIteration = {});
+
+namespace detail {
+/// The GPU loop (cuda/optimise_cuda.cu; throws Unsupported in builds without CUDA).
+void optimiseOnGpu(const spmv::SpmvEngine& engine, const PlanObjective& objective,
+                   const std::vector<double>& w0, const OptimiserOptions& options,
+                   const JobControl& job, const IterationCallback& onIteration,
+                   OptimiseResult& result);
+}  // namespace detail
 
 /// The spot weights of a plan in the dose matrix's column order (beam, layer, spot) and back
 /// (setPlanWeights throws InvalidArgument when the count differs from the plan's spots).

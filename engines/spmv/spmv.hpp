@@ -47,6 +47,8 @@ public:
   /// Why the engine is not on the GPU (empty when it is, or when the CPU was asked for).
   const std::string& message() const { return message_; }
   const HalfCsr& matrix(Product p) const { return p == Product::D ? d_ : dt_; }
+  /// The GPU kernel that multiply() launches (with deviceMatrix(p)->apply for device vectors).
+  SpmvKernel kernel() const { return options_.kernel; }
   /// The device copy of D or D^T; null on the CPU backend.
   const CudaSpmvMatrix* deviceMatrix(Product p) const;
 

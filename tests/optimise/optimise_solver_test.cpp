@@ -178,6 +178,35 @@ TEST(OptimiseSolver, CancelKeepsBestWeights) {
   EXPECT_EQ(obj.evaluate(d), res.objective);
 }
 
+TEST(OptimiseSolver, CallbackCarriesTheIterateWhenAsked) {
+  const std::int64_t rows = 400, cols = 80;
+  const spmv::SpmvEngine engine(test::randomDoseCsr(rows, cols, 0.15, 7), cpuOptions());
+  const PlanObjective obj = randomProblemObjective(rows);
+  OptimiserOptions opt;
+  opt.maxIterations = 8;
+  opt.iterateIntervalSeconds = 0;  // every iteration
+  std::vector<double> lastWeights, lastDose;
+  int withIterate = 0;
+  const OptimiseResult res = optimiseSpotWeights(
+      engine, obj, std::vector<double>(cols, 1.0), opt, {}, [&](const IterationRecord& rec) {
+        ASSERT_TRUE(rec.weights && rec.dose);
+        std::vector<double> d;
+        engine.multiply(spmv::Product::D, *rec.weights, d);
+        EXPECT_EQ(d, *rec.dose);
+        EXPECT_EQ(obj.evaluate(d), rec.objective);
+        lastWeights = *rec.weights;
+        lastDose = *rec.dose;
+        ++withIterate;
+      });
+  EXPECT_EQ(withIterate, res.iterations + 1);
+  EXPECT_EQ(lastWeights, res.weights);
+  EXPECT_EQ(lastDose, res.dose);
+  // Not asked: no iterate (the GPU would download two vectors per iteration for nothing).
+  opt.iterateIntervalSeconds = -1;
+  optimiseSpotWeights(engine, obj, std::vector<double>(cols, 1.0), opt, {},
+                      [&](const IterationRecord& rec) { EXPECT_FALSE(rec.weights || rec.dose); });
+}
+
 TEST(OptimiseSolver, RejectsInconsistentInput) {
   const spmv::SpmvEngine engine(test::diagonalCsr({1.f, 2.f}), cpuOptions());
   const PlanObjective obj({targetObjective("PTV", {0, 1}, 2.0)});
