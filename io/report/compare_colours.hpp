@@ -1,7 +1,9 @@
 #pragma once
 /// Colour maps of the dose comparison, shared by the slice overlay (ComparisonWashDisplay), the
-/// gamma histogram and the profile chart (gui/compare), so that one colour means one thing
-/// everywhere. No VTK, no Qt: RGB in [0, 1].
+/// gamma histogram and the profile chart (gui/compare) and penumbra-cli's PDF report, so that one
+/// colour means one thing everywhere. No VTK, no Qt: RGB in [0, 1]. Here in io/ rather than in
+/// gui/ because the CLI, which has no GUI, draws with them too (gui/overlays/compare_colours.hpp
+/// brings the names into penumbra::gui).
 ///
 ///  gamma       pass (gamma <= 1): cool, from dark slate blue at 0 to pale blue-grey at 1, so a
 ///              pass never looks alarming; fail (gamma > 1): warm, from saturated red just above
@@ -11,7 +13,7 @@
 #include <algorithm>
 #include <array>
 
-namespace penumbra::gui {
+namespace penumbra::io {
 
 using Rgb = std::array<double, 3>;
 
@@ -30,7 +32,8 @@ inline constexpr Rgb kGammaFailHigh{1.00, 0.95, 0.10};  ///< the cap
 inline Rgb gammaColour(double gamma, double cap) {
   if (gamma <= 1) return lerpRgb(kGammaPassLow, kGammaPassHigh, gamma);
   const double t = cap > 1 ? (gamma - 1) / (cap - 1) : 1.0;
-  return t < 0.5 ? lerpRgb(kGammaFailLow, kGammaFailMid, 2 * t) : lerpRgb(kGammaFailMid, kGammaFailHigh, 2 * t - 1);
+  return t < 0.5 ? lerpRgb(kGammaFailLow, kGammaFailMid, 2 * t)
+                 : lerpRgb(kGammaFailMid, kGammaFailHigh, 2 * t - 1);
 }
 
 inline constexpr Rgb kDiffNegative{0.13, 0.30, 0.80};  ///< A - B = -range (B higher)
@@ -43,4 +46,4 @@ inline Rgb differenceColour(double d, double range) {
   return t < 0 ? lerpRgb(kDiffZero, kDiffNegative, -t) : lerpRgb(kDiffZero, kDiffPositive, t);
 }
 
-}  // namespace penumbra::gui
+}  // namespace penumbra::io
