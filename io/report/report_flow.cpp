@@ -107,11 +107,17 @@ void ReportFlow::table(const std::vector<Column>& columns,
   const double h = sizePt * 1.6;
   need(2 * h);  // the header never stands alone at a page's foot
   tableRow(columns, titles, sizePt, true);
+  auto starts = [&](std::size_t r) { return r < ruleAbove.size() && ruleAbove[r]; };
   for (std::size_t r = 0; r < rows.size(); ++r) {
-    if (y_ + h > kA4HeightPt - margin_) {
+    // A group of rows (a structure's A, B and A - B) moves to the next page whole.
+    std::size_t group = 1;
+    while (starts(r) && r + group < rows.size() && r + group < ruleAbove.size() &&
+           !ruleAbove[r + group])
+      ++group;
+    if (y_ + double(group) * h > kA4HeightPt - margin_) {
       newPage();
       tableRow(columns, titles, sizePt, true);  // the header again on the new page
-    } else if (r < ruleAbove.size() && ruleAbove[r] && r > 0) {
+    } else if (starts(r) && r > 0) {
       page_->line(left(), cursorY(), right(), cursorY(), 0.3, kRuleGrey);
     }
     tableRow(columns, rows[r], sizePt, false);

@@ -49,7 +49,8 @@ class ReportFlow {
   void labelled(const std::string& label, const std::string& value, double labelWidthPt,
                 double sizePt = 9, Font valueFont = Font::Helvetica);
   /// Header row (bold on a shaded band), then the rows; cells too wide for their column are
-  /// shortened with "...". `ruleAbove[i]` draws a rule above row i (groups of rows).
+  /// shortened with "...". `ruleAbove[i]` draws a rule above row i and starts a group of rows
+  /// that a page break does not split.
   void table(const std::vector<Column>& columns, const std::vector<std::vector<std::string>>& rows,
              double sizePt = 8.5, const std::vector<bool>& ruleAbove = {});
 

@@ -172,4 +172,27 @@ TEST(ReportFlow, WrapsAtSpacesAndInsideLongPathsAndPaginates) {
     ++headers;
   EXPECT_EQ(headers, std::size_t(pageCount(pdf)));  // the header again on every page
   EXPECT_NE(text.find("Page 1 of " + std::to_string(pageCount(pdf))), std::string::npos);
+
+  // Groups of three rows (a structure's A, B, A - B) are never split by a page break: after
+  // every header comes the first row of a group.
+  Document grouped;
+  ReportFlow groupedFlow(grouped);
+  groupedFlow.skip(300);  // so that the first break does not fall on a group boundary by luck
+  rows.clear();
+  std::vector<bool> starts;
+  for (int g = 0; g < 60; ++g) {
+    rows.insert(rows.end(), {{"g" + std::to_string(g), "A"}, {"", "B"}, {"", "A - B"}});
+    starts.insert(starts.end(), {true, false, false});
+  }
+  groupedFlow.table({{"name", 200, false}, {"value", 80}}, rows, 8.5, starts);
+  const auto groupedPdf = readPdf(grouped.serialize());
+  ASSERT_GE(pageCount(groupedPdf), 2);
+  const std::string groupedText = allText(groupedPdf);
+  int breaks = 0;
+  for (auto at = groupedText.find("name\nvalue\n"); at != std::string::npos;
+       at = groupedText.find("name\nvalue\n", at + 1)) {
+    ++breaks;
+    EXPECT_EQ(groupedText.substr(at + 11, 1), "g") << groupedText.substr(at, 40);
+  }
+  EXPECT_EQ(breaks, pageCount(groupedPdf));
 }
