@@ -38,9 +38,11 @@ commands:
   mcml FILE.mci [--backend cpu|cuda|cuda-strict|auto] [--tally METHOD] [--packets N]
                                   MCML light transport: runs the .mci's runs, writes their .mco files
   compare REF EVAL [--dd 3] [--dta 3] [--local] [--cutoff 10] [--norm max|GY]
-          [--structures RS.dcm] [--out gamma.mhd] [--out-difference diff.mhd] [--report FILE]
+          [--structures RS.dcm] [--out gamma.mhd] [--out-difference diff.mhd]
+          [--report FILE.pdf|FILE.txt]
                                   gamma index and dose difference of two doses (RT Dose, MetaImage
-                                  or a case's dose set), per structure with --structures
+                                  or a case's dose set), per structure with --structures; a PDF
+                                  or text report
   dvh RS.dcm RD.dcm [--csv FILE] [--structures NAME,NAME]
                                   DVH statistics (and curves as CSV) of a structure set on a dose
   bench [SUITE...] [--json FILE] [--reps N]

@@ -68,7 +68,7 @@ constexpr Usage kUsages[] = {
      "usage: penumbra-cli compare REF EVAL [--dd %] [--dta MM] [--local] [--cutoff %]\n"
      "                            [--norm max|GY] [--cap G] [--max-search MM]\n"
      "                            [--structures RS.dcm] [--backend B] [--out gamma.mhd]\n"
-     "                            [--out-difference diff.mhd] [--report FILE.txt]\n"
+     "                            [--out-difference diff.mhd] [--report FILE.pdf|FILE.txt]\n"
      "  gamma index (Low 1998, exact search over the evaluated dose's trilinear function) and\n"
      "  dose difference A - B of EVAL (B) against REF (A), on REF's grid.\n"
      "  REF, EVAL: an RT Dose in Gy (different frames of reference are refused), a MetaImage\n"
@@ -88,7 +88,11 @@ constexpr Usage kUsages[] = {
      "  --out FILE.mhd   the gamma volume on REF's grid; NaN where not evaluated (below the\n"
      "                   cut-off or outside EVAL)\n"
      "  --out-difference FILE.mhd  A - B in Gy on REF's grid; NaN outside EVAL\n"
-     "  --report FILE    the printed text, also written to FILE\n"
+     "  --report FILE    FILE.pdf: an A4 PDF report (doses, criteria, results, gamma\n"
+     "                   histogram, central axial, coronal and sagittal gamma maps,\n"
+     "                   per-structure tables, a sign-off block); any other name: the\n"
+     "                   printed text. Written to a temporary file and renamed: a failed run\n"
+     "                   leaves an existing FILE as it was\n"
      "  exit status: 0 done, 1 an input or the comparison refused (the message says why),\n"
      "  2 a usage error\n" PENUMBRA_BACKEND_HELP},
     {"dvh",

@@ -1,9 +1,11 @@
 // penumbra-cli compare REF EVAL: gamma index and dose difference of two doses with the dose
 // comparison engine (engines/compare), per structure with --structures (pass rates on masks on
 // REF's grid, DVH differences with the DVH engine on each dose's own grid); the gamma and
-// difference volumes as MetaImage and the printed text as a report file on request.
+// difference volumes as MetaImage on request, and a report: the printed text, or with
+// --report FILE.pdf an A4 PDF with figures (compare_pdf_report).
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -12,6 +14,7 @@
 
 #include "cli_commands.hpp"
 #include "compare/compare.hpp"
+#include "compare_pdf_report.hpp"
 #include "compare_report.hpp"
 #include "core/error.hpp"
 #include "dose_inputs.hpp"
@@ -133,6 +136,13 @@ int cmdCompare(Args args) {
   OptionParser parser("compare", std::move(args));
   const std::optional<CompareOptions> options = parseOptions(parser);
   if (!options) return 2;
+  // The report's temporary file is made before anything is read or computed: an unwritable
+  // folder fails at once, not after minutes of gamma, and any later failure removes it
+  // (AtomicFile's destructor during unwinding), so an existing report is never touched.
+  const bool pdf = isPdfPath(options->report);
+  std::optional<io::AtomicFile> reportFile;
+  if (!options->report.empty())
+    reportFile.emplace(options->report, pdf ? "PDF report" : "comparison report");
   const DoseInput ref = readDoseInput(parser.rest()[0], "REF");
   const DoseInput eval = readDoseInput(parser.rest()[1], "EVAL");
   std::optional<StructureSetInput> rs;
@@ -176,9 +186,15 @@ int cmdCompare(Args args) {
                        "dose difference A - B in Gy (" + what + "; NaN: outside EVAL)");
     std::printf("wrote %s (difference A - B)\n", options->outDifference.c_str());
   }
-  if (!options->report.empty()) {
-    io::writeFileAtomically(options->report, text, "comparison report");
-    std::printf("wrote %s (report)\n", options->report.c_str());
+  if (reportFile) {
+    if (pdf) {
+      const PdfReportStamp stamp{(long long)std::time(nullptr), "penumbra-cli " PENUMBRA_VERSION};
+      reportFile->write(formatComparePdfReport(report, stamp));
+    } else {
+      reportFile->write(text);
+    }
+    reportFile->commit();
+    std::printf("wrote %s (%s)\n", options->report.c_str(), pdf ? "PDF report" : "report");
   }
   return 0;
 }

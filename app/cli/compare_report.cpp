@@ -43,8 +43,7 @@ void doseLines(Text& t, const char* role, const DoseInput& in, double maxGy) {
 }
 
 void criteriaLines(Text& t, const GammaCriteria& c, const CompareResult& r) {
-  const double searchMm = c.maxSearchMm > 0 ? std::min(c.maxSearchMm, c.gammaCap * c.distanceMm)
-                                            : c.gammaCap * c.distanceMm;
+  const double searchMm = searchRadiusMm(c);
   t.line(
       "criteria: %g %% / %g mm %s, normalisation %s %.3f Gy, cut-off %g %% (%.3f Gy), "
       "search radius %g mm, gamma cap %g",
@@ -58,8 +57,7 @@ void gammaLines(Text& t, const CompareResult& r) {
   const GammaStatistics& s = r.gammaStats;
   t.line("pass rate: %.2f %% (%lld of %lld evaluated points with gamma <= 1)", s.passRatePercent,
          (long long)s.passedPoints, (long long)s.evaluatedPoints);
-  // The percentiles are read off a histogram (within one bin, cap / 2000): never above the max.
-  auto p = [&](double v) { return std::min(v, s.max); };
+  auto p = [&](double v) { return reportedPercentile(v, s); };
   t.line("gamma: mean %.3f, p50 %.3f, p90 %.3f, p95 %.3f, p99 %.3f, max %.3f", s.mean, p(s.p50),
          p(s.p90), p(s.p95), p(s.p99), s.max);
   t.line(
@@ -134,6 +132,15 @@ void structureLines(Text& t, const CompareReport& rep) {
 }
 
 }  // namespace
+
+double searchRadiusMm(const GammaCriteria& c) {
+  return c.maxSearchMm > 0 ? std::min(c.maxSearchMm, c.gammaCap * c.distanceMm)
+                           : c.gammaCap * c.distanceMm;
+}
+
+double reportedPercentile(double percentile, const GammaStatistics& s) {
+  return std::min(percentile, s.max);
+}
 
 std::string formatCompareReport(const CompareReport& rep) {
   Text t;

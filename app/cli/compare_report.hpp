@@ -32,4 +32,10 @@ struct CompareReport {
 /// The report as printed, lines ending in '\n'.
 std::string formatCompareReport(const CompareReport& report);
 
+/// The search radius the engine used (mm): --max-search, at most cap x DTA (its default).
+double searchRadiusMm(const compare::GammaCriteria& c);
+/// A gamma percentile as reported: read off the engine's histogram (within one bin, cap / 2000),
+/// so never shown above the maximum.
+double reportedPercentile(double percentile, const compare::GammaStatistics& s);
+
 }  // namespace penumbra::cli
