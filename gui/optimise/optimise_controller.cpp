@@ -210,62 +210,43 @@ Job* OptimiseController::start(const std::vector<ObjectiveRow>& rows, const Opti
                                                                                      : engine.deviceName());
         shared->outcome.matrixSeconds = std::chrono::duration<double>(Clock::now() - t0).count();
 
-        // 3. Projected L-BFGS in segments ended at publication times (see the header).
-        CancelToken segment;
+        // 3. Projected L-BFGS in one run (see the header): the iterate reaches the callback at
+        // most every publishSeconds (on the GPU that is the loop's only download).
         std::vector<double> w = optimise::planWeights(request->beams);
-        int done = 0;
-        double elapsedBase = 0;
-        bool first = true;
-        auto lastPublish = Clock::now();
-        optimise::OptimiseState state = optimise::OptimiseState::Converged;
-        for (;;) {
-          optimise::OptimiserOptions o;
-          o.maxIterations = std::max(1, settings.maxIterations - done);
-          o.rescaleInitial = first;
-          segment.reset();
-          const auto cb = [&](const optimise::IterationRecord& r) {
-            if (!first && r.iteration == 0) return;  // the previous segment's last point
-            optimise::IterationRecord g = r;
-            g.iteration += done;
-            g.elapsedSeconds += elapsedBase;
-            QMetaObject::invokeMethod(
-                self, [self, g] {
-                  if (!self) return;
-                  self->history_.push_back(g);
-                  emit self->iterationRecorded(g.iteration, g.objective, g.elapsedSeconds);
-                },
-                Qt::QueuedConnection);
-            jc.report(0.4 + 0.5 * std::min(1.0, double(g.iteration) / settings.maxIterations),
-                      "optimise: iteration " + std::to_string(g.iteration) + ", f = " + std::to_string(g.objective));
-            const double sincePublish = std::chrono::duration<double>(Clock::now() - lastPublish).count();
-            if (jc.cancelled() || (r.iteration >= 5 && sincePublish >= settings.publishSeconds))
-              segment.requestCancel();
-          };
-          optimise::OptimiseResult res =
-              optimise::optimiseSpotWeights(engine, objective, w, o, JobControl{nullptr, &segment}, cb);
-          done += res.iterations;
-          elapsedBase += res.elapsedSeconds;
-          first = false;
-          w = res.weights;
-          shared->outcome.objective = res.objective;
+        optimise::OptimiserOptions o;
+        o.maxIterations = std::max(1, settings.maxIterations);
+        o.iterateIntervalSeconds = settings.publishSeconds;
+        const auto cb = [&](const optimise::IterationRecord& r) {
+          optimise::IterationRecord g = r;
+          g.weights.reset();
+          g.dose.reset();
+          QMetaObject::invokeMethod(
+              self, [self, g] {
+                if (!self) return;
+                self->history_.push_back(g);
+                emit self->iterationRecorded(g.iteration, g.objective, g.elapsedSeconds);
+              },
+              Qt::QueuedConnection);
+          jc.report(0.4 + 0.5 * std::min(1.0, double(r.iteration) / settings.maxIterations),
+                    "optimise: iteration " + std::to_string(r.iteration) + ", f = " + std::to_string(r.objective));
+          if (!r.dose || r.iteration == 0) return;  // iteration 0: the starting dose, not news
           auto dose = std::make_shared<Volume<float>>(doseGrid, 0.0f);
-          for (std::size_t v = 0; v < res.dose.size() && v < dose->data.size(); ++v) dose->data[v] = float(res.dose[v]);
-          shared->lastDose = dose;
-          lastPublish = Clock::now();
-          const bool segmentEnd = res.state == optimise::OptimiseState::Stopped && !jc.cancelled();
-          if (!segmentEnd) {
-            state = jc.cancelled() ? optimise::OptimiseState::Stopped : res.state;
-            break;
-          }
-          if (done >= settings.maxIterations) {
-            state = optimise::OptimiseState::MaxIterations;
-            break;
-          }
-          const int it = done;
-          const double f = res.objective;
+          for (std::size_t v = 0; v < r.dose->size() && v < dose->data.size(); ++v) dose->data[v] = float((*r.dose)[v]);
+          const int it = r.iteration;
+          const double f = r.objective;
           QMetaObject::invokeMethod(
               self, [self, dose, it, f] { if (self) self->publishLive(dose, it, f); }, Qt::QueuedConnection);
-        }
+        };
+        optimise::OptimiseResult res =
+            optimise::optimiseSpotWeights(engine, objective, w, o, JobControl{nullptr, jc.cancel}, cb);
+        w = res.weights;
+        shared->outcome.objective = res.objective;
+        auto dose = std::make_shared<Volume<float>>(doseGrid, 0.0f);
+        for (std::size_t v = 0; v < res.dose.size() && v < dose->data.size(); ++v) dose->data[v] = float(res.dose[v]);
+        shared->lastDose = dose;
+        const optimise::OptimiseState state = jc.cancelled() ? optimise::OptimiseState::Stopped : res.state;
+        const int done = res.iterations;
+        const double elapsedBase = res.elapsedSeconds;
         shared->outcome.weights = w;
         shared->outcome.state = state;
         shared->outcome.iterations = done;

@@ -8,10 +8,9 @@
 ///  - every iteration record is queued to the GUI thread (iterationRecorded: the objective plot);
 ///  - the current dose d = D w is published as one "live" dose set of the DoseSetStore
 ///    (replaced in place), at most every `publishSeconds`: dose wash, isodoses and DVHs follow
-///    it (its DVH jobs run beside the optimisation job). The optimiser's callback carries no
-///    dose, so the run is cut into segments at publication times (a private cancel token ends a
-///    segment with its best weights; the next starts from them, L-BFGS memory cleared) and d is
-///    the optimiser's own last product (OptimiseResult::dose) - no extra product.
+///    it (its DVH jobs run beside the optimisation job). The optimiser hands its iterate to the
+///    callback at that interval (OptimiserOptions::iterateIntervalSeconds): one uninterrupted
+///    run, the L-BFGS memory kept, d the optimiser's own product - no extra product.
 ///  - Stop (the job's cancel) ends the optimiser at its next iteration with the best weights:
 ///    the job ends Cancelled, the plan gets the best weights, the live dose set stays (named
 ///    "stopped"), and the final dose is computed by a follow-up dose job (PlanController).
@@ -46,7 +45,7 @@ struct ObjectiveRow {
 struct OptimiseSettings {
   double relativeCutoff = 1e-3;  ///< matrix entries below this fraction of their column max dropped
   int maxIterations = 150;
-  double publishSeconds = 1.0;   ///< live dose at most this often (and at least 5 iterations apart)
+  double publishSeconds = 1.0;   ///< live dose at most this often
   Backend spmvBackend = Backend::Auto;
   bool finalDose = true;         ///< full proton engine with the optimised weights at the end
   bool finalDoseAfterStop = true;

@@ -114,8 +114,14 @@ private slots:
     auto* job = submitted.first().first().value<Job*>();
     QVERIFY(job == ws_->optimiser()->job());
     QSignalSpy finished(job, &Job::finished);
+    QSignalSpy live(ws_->optimiser(), &OptimiseController::liveDosePublished);
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kJobTimeoutMs);
     QCOMPARE(job->state(), Job::State::Done);
+    // The live dose followed the run (publishSeconds 1; the run takes tens of seconds here)
+    // while the optimiser ran uninterrupted: the history holds every iteration once, in order.
+    QVERIFY2(live.count() >= 1, "no live dose set was published during the optimisation");
+    const auto& history = ws_->optimiser()->history();
+    for (std::size_t k = 0; k < history.size(); ++k) QCOMPARE(history[k].iteration, int(k));
 
     // The live plot: one point per accepted iteration, never increasing.
     QLineSeries* series = ws_->optimisePanel()->objectiveSeries();
