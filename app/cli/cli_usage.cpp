@@ -57,6 +57,9 @@ constexpr Usage kUsages[] = {
      "usage: penumbra-cli optimise --case FILE.json (--out-case FILE.json | --in-place)\n"
      "                             [--prescription Gy] [--backend B] [--iterations N]\n"
      "  writes the optimised weights to --out-case; --in-place overwrites the input case\n"
+     "  objectives: the case's (saved by the GUI's Optimise panel, by structure name), else\n"
+     "  defaults from the structure kinds and the prescription; --iterations (default: the\n"
+     "  case's, else 200) overrides the case's\n"
      PENUMBRA_BACKEND_HELP},
     {"mcml",
      "usage: penumbra-cli mcml FILE.mci [--backend B] [--tally METHOD] [--seed N] [--batches N]\n"

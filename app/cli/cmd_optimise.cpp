@@ -1,7 +1,8 @@
 // penumbra-cli optimise: spot-weight optimisation of a case (issue 5, item 4). Imports the case's
 // CT and structures, builds the dose-deposition matrix D with the proton engine, minimises the
-// target / BODY / organ-at-risk objective over w >= 0 with projected L-BFGS on the SpMV engine,
-// recomputes the dose with the full engine and writes the case with the new weights.
+// case's objectives (saved by the GUI's Optimise panel; without them the default target / BODY /
+// organ-at-risk objective) over w >= 0 with projected L-BFGS on the SpMV engine, recomputes the
+// dose with the full engine and writes the case with the new weights.
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -68,8 +69,71 @@ std::vector<std::int64_t> without(const std::vector<std::int64_t>& a,
   return out;
 }
 
+/// The case's objectives on the dose grid, as the GUI builds them: the voxels come from each
+/// structure's mask (the case names structures, it holds no voxels), and an external contour
+/// with the organ-at-risk role counts outside the target-role structures only (it contains
+/// them). Structures the patient lacks, or that miss the dose grid, are skipped with a warning.
+std::vector<optimise::StructureObjective> caseObjectives(const io::CaseOptimisation& o,
+                                                         const Patient& patient, const Grid& grid) {
+  struct Found {
+    const io::CaseObjective* objective;
+    const Structure* structure;
+    std::vector<std::int64_t> voxels;
+  };
+  std::vector<Found> found;
+  std::vector<std::int64_t> targets;  // ascending, the union of the target-role structures
+  for (const io::CaseObjective& x : o.objectives) {
+    const Structure* s = patient.structures.find(x.structure);
+    if (!s || s->mask.empty()) {
+      std::printf("warning: objective of structure '%s' skipped: %s\n", x.structure.c_str(),
+                  s ? "the structure has no contour on this CT" : "the structure set has no such structure");
+      continue;
+    }
+    found.push_back({&x, s, voxelsOnDoseGrid(s->mask, grid)});
+    if (x.role == optimise::StructureRole::Target) {
+      std::vector<std::int64_t> merged;
+      std::set_union(targets.begin(), targets.end(), found.back().voxels.begin(),
+                     found.back().voxels.end(), std::back_inserter(merged));
+      targets = std::move(merged);
+    }
+  }
+  std::vector<optimise::StructureObjective> out;
+  for (Found& f : found) {
+    const bool outsideTargets = f.structure->kind == StructureKind::External &&
+                                f.objective->role == optimise::StructureRole::OrganAtRisk;
+    if (outsideTargets) f.voxels = without(f.voxels, targets);
+    if (f.voxels.empty()) {
+      std::printf("warning: objective of structure '%s' skipped: no voxels on the dose grid\n",
+                  f.objective->structure.c_str());
+      continue;
+    }
+    out.push_back({f.objective->structure, f.objective->role, std::move(f.voxels), f.objective->terms});
+  }
+  return out;
+}
+
+/// The default objective: target uniform dose with min (97 %) and max (104 %) penalties, BODY
+/// outside the target kept below 80 %, organs at risk below 50 % of the prescription.
+std::vector<optimise::StructureObjective> defaultObjectives(const Patient& patient, const Structure& target,
+                                                            const std::vector<std::int64_t>& targetVoxels,
+                                                            double rx, const Grid& grid) {
+  std::vector<optimise::StructureObjective> terms{optimise::targetObjective(
+      target.name, targetVoxels, rx, 1.0, 0.97 * rx, 20.0, 1.04 * rx, 20.0)};
+  for (const Structure& s : patient.structures.structures) {
+    if (&s == &target || s.mask.empty() ||
+        (s.kind != StructureKind::External && s.kind != StructureKind::OrganAtRisk))
+      continue;
+    const bool body = s.kind == StructureKind::External;
+    const auto voxels = without(voxelsOnDoseGrid(s.mask, grid), targetVoxels);
+    if (voxels.empty()) continue;
+    terms.push_back(optimise::organAtRiskObjective(s.name + (body ? " - target" : ""), voxels,
+                                                   (body ? 0.8 : 0.5) * rx, 1.0));
+  }
+  return terms;
+}
+
 int optimiseCase(const std::string& caseFile, double rx, std::optional<Backend> backendOpt,
-                 int iterations, std::string outCase) {
+                 std::optional<int> iterationsOpt, std::string outCase) {
   const auto t0 = Clock::now();
   io::CaseFile c = io::readCaseFile(caseFile);
   const std::string folder = io::resolveCasePath(caseFile, c.data.dicomFolder);
@@ -100,6 +164,10 @@ int optimiseCase(const std::string& caseFile, double rx, std::optional<Backend> 
   req.backend = backend;
   req.variant = c.engine.variant;
   req.params.computeDoseMatrix = true;
+  // The options the user set in the GUI travel with the case; --iterations still wins.
+  const std::optional<io::CaseOptimiserOptions>& saved = c.optimisation.options;
+  if (saved) req.params.doseMatrixRelativeCutoff = saved->matrixCutoff;
+  const int iterations = iterationsOpt.value_or(saved ? saved->maxIterations : 200);
   std::printf("case %s: dose grid %dx%dx%d of %.2f mm, %zu beams, %zu spots\n", caseFile.c_str(),
               req.doseGrid.dims[0], req.doseGrid.dims[1], req.doseGrid.dims[2],
               req.doseGrid.spacing.x, req.beams.size(), proton::totalSpotCount(req.beams));
@@ -109,21 +177,16 @@ int optimiseCase(const std::string& caseFile, double rx, std::optional<Backend> 
               (long long)built.matrix->rows, (long long)built.matrix->cols,
               (long long)built.matrix->nnz(), built.matrix->relativeCutoff, built.elapsedMs / 1000);
 
-  // Objectives: target 2 Gy-style uniform dose with min (97 %) and max (104 %) penalties, BODY
-  // outside the target kept below 80 %, organs at risk below 50 % of the prescription.
   const std::vector<std::int64_t> targetVoxels = voxelsOnDoseGrid(target->mask, req.doseGrid);
-  std::vector<optimise::StructureObjective> terms{optimise::targetObjective(
-      target->name, targetVoxels, rx, 1.0, 0.97 * rx, 20.0, 1.04 * rx, 20.0)};
-  for (const Structure& s : patient.structures.structures) {
-    if (&s == target || s.mask.empty() ||
-        (s.kind != StructureKind::External && s.kind != StructureKind::OrganAtRisk))
-      continue;
-    const bool body = s.kind == StructureKind::External;
-    const auto voxels = without(voxelsOnDoseGrid(s.mask, req.doseGrid), targetVoxels);
-    if (voxels.empty()) continue;
-    terms.push_back(optimise::organAtRiskObjective(s.name + (body ? " - target" : ""), voxels,
-                                                   (body ? 0.8 : 0.5) * rx, 1.0));
+  std::vector<optimise::StructureObjective> terms;
+  if (!c.optimisation.objectives.empty()) {
+    terms = caseObjectives(c.optimisation, patient, req.doseGrid);
+    if (terms.empty())
+      std::printf("warning: none of the case's objectives matches a structure: default objectives used\n");
   }
+  std::printf("objectives: %s\n", terms.empty() ? "defaults from the structure kinds and the prescription"
+                                                  : "the case's");
+  if (terms.empty()) terms = defaultObjectives(patient, *target, targetVoxels, rx, req.doseGrid);
   for (const auto& s : terms)
     for (const auto& t : s.terms)
       std::printf("  objective %-24s %-5s %6.3f Gy  weight %5.1f  (%zu voxels)\n", s.name.c_str(),
@@ -183,7 +246,7 @@ int cmdOptimise(Args args) {
   const std::string caseFile = options.text("--case");
   const double rx = options.number("--prescription", 0);
   const std::string backend = options.text("--backend");
-  const int iterations = options.integer("--iterations", 200);
+  const std::string iterationsText = options.text("--iterations");  // absent: the case's, else 200
   const std::string outCase = options.text("--out-case");
   const bool inPlace = options.flag("--in-place");
   if (!options.allTaken(usageOf("optimise"))) return 2;
@@ -205,6 +268,8 @@ int cmdOptimise(Args args) {
   }
   std::optional<Backend> chosen;  // none: the case's engine backend
   if (!backend.empty()) chosen = parseBackendOption(backend);
+  std::optional<int> iterations;
+  if (!iterationsText.empty()) iterations = parseOptionInteger(iterationsText, "--iterations");
 #ifdef PENUMBRA_CLI_CASES
   return optimiseCase(caseFile, rx, chosen, iterations, outCase);
 #else

@@ -226,6 +226,11 @@ OptimiseSettings OptimisePanel::settings() const {
   return s;
 }
 
+void OptimisePanel::setSettings(const OptimiseSettings& s) {
+  cutoff_->setValue(s.relativeCutoff);
+  iterations_->setValue(s.maxIterations);
+}
+
 void OptimisePanel::optimise() {
   controller_->start(rows(), settings(), doseOptions_ ? doseOptions_() : DoseRunOptions{});
   updateButtons();

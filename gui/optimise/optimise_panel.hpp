@@ -36,6 +36,8 @@ public:
   std::vector<ObjectiveRow> rows() const;
   void setRows(const std::vector<ObjectiveRow>& rows);
   OptimiseSettings settings() const;
+  /// Shows the settings the panel has controls for (matrix cut-off, iterations; a case's).
+  void setSettings(const OptimiseSettings& settings);
   QLineSeries* objectiveSeries() const { return series_; }
   OptimiseController* controller() const { return controller_; }
 

@@ -1,5 +1,7 @@
 #include "gui/shell/case_session.hpp"
 
+#include <algorithm>
+
 #include <QJsonArray>
 #include <QJsonDocument>
 
@@ -8,6 +10,7 @@
 #include "gui/model/dose_display_settings.hpp"
 #include "gui/model/plan_model.hpp"
 #include "gui/model/view_state.hpp"
+#include "gui/optimise/optimise_panel.hpp"
 #include "gui/plan/beam_editor_panel.hpp"
 #include "gui/shell/planning_workspace.hpp"
 
@@ -30,6 +33,45 @@ QStringList toStringList(const QJsonValue& v) {
   for (const QJsonValue& e : v.toArray())
     if (e.isString()) out << e.toString();
   return out;
+}
+
+/// The case's objectives and options into the panel. Last in applyCaseToSession: setting the
+/// prescription resets the panel to the defaults (PlanModel::prescriptionChanged), which must
+/// not overwrite the case's rows.
+void applyOptimisation(const io::CaseOptimisation& o, OptimisePanel& panel, const ViewState& state,
+                       QStringList& warnings) {
+  if (o.options) {
+    OptimiseSettings s = panel.settings();
+    s.relativeCutoff = o.options->matrixCutoff;
+    s.maxIterations = o.options->maxIterations;
+    panel.setSettings(s);
+    const OptimiseSettings shown = panel.settings();
+    if (shown.relativeCutoff != s.relativeCutoff || shown.maxIterations != s.maxIterations)
+      warnings << QObject::tr("optimiser options (cut-off %1, %2 iterations) shown as %3 and %4: the panel's limits")
+                      .arg(s.relativeCutoff)
+                      .arg(s.maxIterations)
+                      .arg(shown.relativeCutoff)
+                      .arg(shown.maxIterations);
+  }
+  if (o.objectives.empty()) return;  // none saved: the defaults stay
+  const std::vector<ObjectiveRow> rows = objectiveRows(o, state, warnings);
+  if (rows.empty()) {
+    warnings << QObject::tr("none of the case's objectives matches a structure: the default objectives are shown");
+    return;
+  }
+  panel.setRows(rows);
+  // The table's spin boxes round and clamp (levels to 3 decimals, weights to 2): say so rather
+  // than run a different objective than the one saved.
+  const std::vector<ObjectiveRow> shown = panel.rows();
+  for (std::size_t i = 0; i < rows.size() && i < shown.size(); ++i)
+    if (shown[i].levelGy != rows[i].levelGy || shown[i].weight != rows[i].weight)
+      warnings << QObject::tr("objective of structure '%1' (%2) shown as level %3 Gy, weight %4 instead of %5 Gy, %6: "
+                              "the panel's precision")
+                      .arg(rows[i].structure, optimise::toString(rows[i].kind))
+                      .arg(shown[i].levelGy)
+                      .arg(shown[i].weight)
+                      .arg(rows[i].levelGy)
+                      .arg(rows[i].weight);
 }
 
 }  // namespace
@@ -126,6 +168,39 @@ void applyDisplayState(const QJsonObject& o, PlanningWorkspace& ws, ViewState& s
   if (o["currentBeam"].isDouble()) ws.plan()->setCurrentBeam(o["currentBeam"].toInt());
 }
 
+io::CaseOptimisation caseOptimisation(const std::vector<ObjectiveRow>& rows, const OptimiseSettings& settings) {
+  io::CaseOptimisation o;
+  for (const ObjectiveRow& r : rows) {
+    const std::string name = r.structure.toStdString();
+    auto it = std::find_if(o.objectives.begin(), o.objectives.end(),
+                           [&](const io::CaseObjective& x) { return x.structure == name; });
+    if (it == o.objectives.end()) it = o.objectives.insert(o.objectives.end(), {name, r.role, {}});
+    it->terms.push_back({r.kind, r.levelGy, r.weight});
+  }
+  o.options = io::CaseOptimiserOptions{settings.relativeCutoff, settings.maxIterations};
+  return o;
+}
+
+std::vector<ObjectiveRow> objectiveRows(const io::CaseOptimisation& o, const ViewState& state,
+                                        QStringList& warnings) {
+  std::vector<ObjectiveRow> rows;
+  const auto& scene = state.scene();
+  for (const io::CaseObjective& x : o.objectives) {
+    const QString name = QString::fromStdString(x.structure);
+    const Structure* s = scene ? scene->patient().structures.find(x.structure) : nullptr;
+    // The optimiser needs the structure's voxels on the dose grid: without a mask it refuses
+    // the whole run, so such an objective is dropped here, where the user is told why.
+    if (!s || s->mask.empty()) {
+      warnings << QObject::tr("objective of structure '%1' skipped: %2")
+                      .arg(name, s ? QObject::tr("the structure has no contour on this CT")
+                                   : QObject::tr("the structure set has no such structure"));
+      continue;
+    }
+    for (const optimise::ObjectiveTerm& t : x.terms) rows.push_back({name, x.role, t.type, t.levelGy, t.weight});
+  }
+  return rows;
+}
+
 io::CaseFile caseFromSession(const PlanningWorkspace& ws, const ViewState& state, const QString& casePath,
                              const QString& dicomFolder, const QString& seriesKey, int fractions) {
   io::CaseFile c;
@@ -157,10 +232,11 @@ io::CaseFile caseFromSession(const PlanningWorkspace& ws, const ViewState& state
   c.engine.doseGridSpacingMm = run.doseGridMm;
   c.engine.photon = {run.photon.polarCones, run.photon.azimuthalCones, run.photon.deposit};
   c.displayJson = QJsonDocument(displayStateToJson(ws, state)).toJson(QJsonDocument::Compact).toStdString();
+  if (const OptimisePanel* panel = ws.optimisePanel()) c.optimisation = caseOptimisation(panel->rows(), panel->settings());
   return c;
 }
 
-int applyCaseToSession(const io::CaseFile& c, PlanningWorkspace& ws, ViewState& state) {
+int applyCaseToSession(const io::CaseFile& c, PlanningWorkspace& ws, ViewState& state, QStringList* warnings) {
   PlanModel& plan = *ws.plan();
   plan.clear();
   if (c.prescription.dosePerFractionGy > 0) plan.setPrescriptionGy(c.prescription.dosePerFractionGy);
@@ -182,6 +258,9 @@ int applyCaseToSession(const io::CaseFile& c, PlanningWorkspace& ws, ViewState& 
   ws.beamEditor()->setDoseOptions(run);
   const QJsonDocument doc = QJsonDocument::fromJson(QByteArray::fromStdString(c.displayJson));
   if (doc.isObject()) applyDisplayState(doc.object(), ws, state);
+  QStringList notes;
+  if (OptimisePanel* panel = ws.optimisePanel()) applyOptimisation(c.optimisation, *panel, state, notes);
+  if (warnings) *warnings << notes;
   return plan.beamCount();
 }
 

@@ -9,13 +9,18 @@
 ///     "isodoseLevels": [ { "percent": 107, "color": "#ff00ff", "surface": false }, ... ],
 ///     "window": 400, "level": 40, "visibleStructures": [ "BODY", ... ],
 ///     "dvhHiddenStructures": [ ... ], "beamTargets": [ "PTV", ... ], "currentBeam": 0 }
+/// The Optimise panel's objectives and options go into the case's "optimisation" section, one
+/// entry per structure (its rows' terms, with the role of its first row, which is the role the
+/// optimiser uses), and come back as the panel's rows when the case opens.
 /// Nothing here reads or writes files or touches the DICOM folder: PlanFileActions does.
 #include <vector>
 
 #include <QJsonObject>
 #include <QString>
+#include <QStringList>
 
 #include "case/case_file.hpp"
+#include "gui/optimise/optimise_controller.hpp"
 
 namespace penumbra::gui {
 
@@ -39,9 +44,20 @@ void applyDisplayState(const QJsonObject& display, PlanningWorkspace& ws, ViewSt
 io::CaseFile caseFromSession(const PlanningWorkspace& ws, const ViewState& state, const QString& casePath,
                              const QString& dicomFolder, const QString& seriesKey, int fractions);
 
-/// Restores prescription, beams (layers, spots, weights; photon fields), spot-generation and engine settings
-/// and the display settings into the session (the patient must already be open: it replaces
-/// the plan). Returns the number of beams restored.
-int applyCaseToSession(const io::CaseFile& c, PlanningWorkspace& ws, ViewState& state);
+/// The panel's rows as the case's objectives: one entry per structure, in the order of first
+/// appearance; `settings` as its options.
+io::CaseOptimisation caseOptimisation(const std::vector<ObjectiveRow>& rows, const OptimiseSettings& settings);
+/// The case's objectives as panel rows, for the structures of the open patient that have a mask;
+/// the others are skipped with a line in `warnings` naming the structure.
+std::vector<ObjectiveRow> objectiveRows(const io::CaseOptimisation& o, const ViewState& state,
+                                        QStringList& warnings);
+
+/// Restores prescription, beams (layers, spots, weights; photon fields), spot-generation and engine settings,
+/// the display settings and the optimisation objectives and options into the session (the
+/// patient must already be open: it replaces the plan). A case without objectives leaves the
+/// panel's defaults; objectives of structures the patient lacks are skipped, each with a line
+/// in `warnings` (when given). Returns the number of beams restored.
+int applyCaseToSession(const io::CaseFile& c, PlanningWorkspace& ws, ViewState& state,
+                       QStringList* warnings = nullptr);
 
 }  // namespace penumbra::gui

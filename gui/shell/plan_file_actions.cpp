@@ -179,7 +179,9 @@ void PlanFileActions::applyOpenedCase() {
   const io::CaseFile c = std::move(*pendingCase_);
   pendingCase_.reset();
   fractions_ = std::max(1, c.prescription.fractions);
-  const int beams = applyCaseToSession(c, *ws_, *window_->viewState());
+  QStringList warnings;
+  const int beams = applyCaseToSession(c, *ws_, *window_->viewState(), &warnings);
+  for (const QString& w : warnings) emit message(tr("Case: warning: %1").arg(w));
   // Doses exported with the case come back as dose sets (RT Dose import jobs).
   for (const auto& d : c.doseSets) {
     const QString file = QString::fromStdString(io::resolveCasePath(pendingCasePath_.toStdString(), d.file));

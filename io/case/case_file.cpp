@@ -9,105 +9,18 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "case/case_json_reader.hpp"
 #include "core/error.hpp"
 
 namespace penumbra::io {
 
 using nlohmann::json;
+using namespace case_json;
 namespace fs = std::filesystem;
 
 namespace {
 
 constexpr const char* kFormatName = "penumbra-case";
-
-[[noreturn]] void fail(const std::string& path, const std::string& what) {
-  PENUMBRA_THROW(Format, (path.empty() ? std::string("(document)") : path) + ": " + what);
-}
-std::string member(const std::string& path, const std::string& key) {
-  return path.empty() ? key : path + "." + key;
-}
-std::string element(const std::string& path, std::size_t i) {
-  return path + "[" + std::to_string(i) + "]";
-}
-std::string g(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
-/// Fails with "PATH: VALUE UNIT is outside [LO, HI] UNIT" unless lo <= v <= hi; the limits are
-/// the engines' (proton_plan.hpp, photon_dose.hpp, core/grid.hpp), so a case that loads is one
-/// the engines accept.
-void requireRange(double v, double lo, double hi, const std::string& path, const std::string& unit,
-                  const std::string& note = "") {
-  if (!(v >= lo && v <= hi))
-    fail(path, g(v) + unit + " is outside [" + g(lo) + ", " + g(hi) + "]" + unit + note);
-}
-
-/// Reading side: one JSON object and its path, with typed accessors that name the path of any
-/// problem. Every key read is remembered, so that leftovers can be reported as unknown.
-class ObjectReader {
-public:
-  ObjectReader(const json& j, std::string path) : j_(j), path_(std::move(path)) {
-    if (!j_.is_object()) fail(path_, "expected an object");
-  }
-  bool has(const char* key) const { return j_.contains(key); }
-  const json& get(const char* key) {
-    seen_.push_back(key);
-    if (!j_.contains(key)) fail(member(path_, key), "missing");
-    return j_.at(key);
-  }
-  double number(const char* key) {
-    const json& v = get(key);
-    if (!v.is_number()) fail(member(path_, key), "expected a number");
-    return v.get<double>();
-  }
-  double number(const char* key, double fallback) { return has(key) ? number(key) : (seen_.push_back(key), fallback); }
-  int integer(const char* key) {
-    const json& v = get(key);
-    if (!v.is_number_integer()) fail(member(path_, key), "expected an integer");
-    const auto x = v.get<long long>();
-    if (x < -2147483647LL || x > 2147483647LL) fail(member(path_, key), "integer out of range");
-    return int(x);
-  }
-  int integer(const char* key, int fallback) { return has(key) ? integer(key) : (seen_.push_back(key), fallback); }
-  std::string string(const char* key) {
-    const json& v = get(key);
-    if (!v.is_string()) fail(member(path_, key), "expected a string");
-    return v.get<std::string>();
-  }
-  std::string string(const char* key, std::string fallback) {
-    return has(key) ? string(key) : (seen_.push_back(key), std::move(fallback));
-  }
-  const json& array(const char* key) {
-    const json& v = get(key);
-    if (!v.is_array()) fail(member(path_, key), "expected an array");
-    return v;
-  }
-  /// One of `names` (index returned); anything else is an error listing them.
-  int choice(const char* key, std::initializer_list<const char*> names, int fallback) {
-    if (!has(key)) return seen_.push_back(key), fallback;
-    const std::string s = string(key);
-    int i = 0;
-    std::string list;
-    for (const char* n : names) {
-      if (s == n) return i;
-      list += (i++ ? ", " : "") + std::string("\"") + n + "\"";
-    }
-    fail(member(path_, key), "\"" + s + "\" is not one of " + list);
-  }
-  std::string path(const char* key) const { return member(path_, key); }
-  /// Throws for the first key not read (misspellings must not fall back to defaults silently).
-  void finish() const {
-    for (auto it = j_.begin(); it != j_.end(); ++it)
-      if (std::find(seen_.begin(), seen_.end(), it.key()) == seen_.end())
-        fail(member(path_, it.key()), "unknown key");
-  }
-
-private:
-  const json& j_;
-  std::string path_;
-  std::vector<std::string> seen_;
-};
 
 double requireNumber(const json& v, const std::string& path) {
   if (!v.is_number()) fail(path, "expected a number");
@@ -338,6 +251,7 @@ CaseFile parseCaseFile(const std::string& text) {
     }
     e.finish();
   }
+  if (top.has("optimisation")) c.optimisation = readOptimisation(top.get("optimisation"), "optimisation");
   if (top.has("display")) {
     const json& d = top.get("display");
     if (!d.is_object()) fail("display", "expected an object");

@@ -24,20 +24,34 @@
 ///                         "weighting": "uniform", "depthWeightExponent": 3, "raySpacing": 0 },
 ///     "engine": { "backend": "auto", "variant": "dda-nc", "doseGridSpacing": 0,
 ///                 "photon": { "polarCones": 8, "azimuthalCones": 12, "deposit": "atomic-free" } },
+///     "optimisation": {
+///       "objectives": [ { "structure": "PTV", "role": "target",
+///                         "terms": [ { "type": "uniform", "level": 2.0, "weight": 1 },
+///                                    { "type": "min", "level": 1.94, "weight": 20 } ] },
+///                       { "structure": "Cord", "role": "organ-at-risk",
+///                         "terms": [ { "type": "max", "level": 1.0, "weight": 1 },
+///                                    { "type": "mean", "weight": 0.5 } ] } ],
+///       "options": { "matrixCutoff": 0.001, "maxIterations": 150 } },
 ///     "display": { ... whatever the GUI stores ... },
 ///     "doseSets": [ { "name": "run 1", "file": "dose1.mhd" } ] }
 /// Only "version", "data.dicomFolder" and "beams" are required; the other sections and fields
 /// take the defaults of the structs below ("modality" defaults to "proton", so files written
 /// before photon beams existed read unchanged; a photon beam's "aperture" is optional: without
-/// it the jaws alone shape the field). Unknown keys are errors (a misspelt key must not
+/// it the jaws alone shape the field; without "optimisation" the GUI and the CLI build their
+/// default objectives, as before objectives were saved). Objectives name their structure and
+/// hold no voxels: those come from the structure's mask on the dose grid when the case is
+/// loaded. Term types are "uniform", "min", "max" and "mean" (optimise/objective.hpp; "level"
+/// may be left out of "mean" terms), roles "target" and "organ-at-risk". Unknown keys are errors (a misspelt key must not
 /// silently fall back to a default), except inside "display", which is the GUI's.
 ///
 /// Paths inside the file may be relative: they are relative to the case file's folder
 /// (resolveCasePath), so a case travels with its data.
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/device.hpp"
+#include "optimise/objective.hpp"
 #include "photon/photon_dose.hpp"
 #include "proton/proton_plan.hpp"
 #include "proton/spot_generation.hpp"
@@ -95,6 +109,37 @@ struct CaseDoseSet {
   std::string file;  ///< exported dose (MetaImage or RT Dose); relative to the case folder
 };
 
+/// Largest objective dose level [Gy]. Levels are per-fraction doses like the prescription; ten
+/// times kMaxDosePerFractionGy leaves room for any hot-spot limit while keeping (d - level)^2
+/// far from overflow (a 1e300 Gy level made the objective infinite).
+inline constexpr double kMaxObjectiveLevelGy = 10 * kMaxDosePerFractionGy;
+
+/// One structure's optimisation objective as the user set it, by structure name: the voxels are
+/// found again on the dose grid of the loaded case, so a case never carries voxel lists that a
+/// changed dose grid or structure set would make stale. A name the loaded structure set lacks
+/// is the loader's warning (the GUI and the CLI skip it), not a format error.
+struct CaseObjective {
+  std::string structure;  ///< non-empty; each structure at most once per case
+  optimise::StructureRole role = optimise::StructureRole::Target;
+  /// At least one; levels in [0, kMaxObjectiveLevelGy] Gy (unused by MeanDose), weights
+  /// finite and >= 0.
+  std::vector<optimise::ObjectiveTerm> terms;
+};
+
+/// The optimiser settings the GUI's Optimise panel exposes (gui::OptimiseSettings).
+struct CaseOptimiserOptions {
+  /// Dose-matrix entries below this fraction of their spot's maximum are dropped; [0, 1).
+  double matrixCutoff = 1e-3;
+  int maxIterations = 150;  ///< >= 1
+};
+
+struct CaseOptimisation {
+  /// In the user's order; empty: none saved (defaults from the structure kinds and the
+  /// prescription, as for cases written before objectives were saved).
+  std::vector<CaseObjective> objectives;
+  std::optional<CaseOptimiserOptions> options;  ///< absent: the program's own defaults
+};
+
 struct CaseFile {
   CaseDataLocation data;
   CasePrescription prescription;
@@ -108,6 +153,7 @@ struct CaseFile {
   /// opaque so that it does not depend on the GUI.
   std::string displayJson = "{}";
   std::vector<CaseDoseSet> doseSets;
+  CaseOptimisation optimisation;
 };
 
 /// Parses and validates a document. Throws Error(Format) whose message names the JSON path of
@@ -115,8 +161,10 @@ struct CaseFile {
 /// Error(Unsupported) for another format version. Values outside the engines' limits are errors
 /// that name the path and the value ("beams[2].monitorUnits: 1e+308 MU is outside [0, 100000]"):
 /// spot weights (proton::kMaxSpotWeight), virtual source distances, photon SAD and MU
-/// (photon_dose.hpp), the dose grid spacing (kMin/kMaxDoseGridSpacingMm) and the dose per
-/// fraction (kMaxDosePerFractionGy).
+/// (photon_dose.hpp), the dose grid spacing (kMin/kMaxDoseGridSpacingMm), the dose per
+/// fraction (kMaxDosePerFractionGy) and objective levels (kMaxObjectiveLevelGy). Errors inside
+/// an objective also name its structure: "optimisation.objectives[1].terms[0].weight: -1 is
+/// negative: term weights must be >= 0 (structure 'Cord')".
 CaseFile parseCaseFile(const std::string& jsonText);
 /// Reads `path` (Error(Io) when unreadable); errors are prefixed with the file name.
 CaseFile readCaseFile(const std::string& path);
@@ -124,7 +172,7 @@ CaseFile readCaseFile(const std::string& path);
 /// The JSON text of a case (2-space indent). Doubles are written with 17 significant digits, so
 /// parse(format(c)) == c exactly. Throws InvalidArgument (naming the path) for values the
 /// document cannot hold: non-finite numbers, negative weights or MU, a display text that is
-/// not a JSON object.
+/// not a JSON object, objectives parseCaseFile would refuse.
 std::string formatCaseFile(const CaseFile& c);
 /// Writes atomically: the text goes to a temporary file in the same folder, is flushed to disk,
 /// then renamed over `path`; on any failure the temporary is removed and an existing `path` is

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "case/case_file.hpp"
+#include "case/case_json_reader.hpp"
 #include "core/error.hpp"
 #include "file/atomic_file.hpp"
 
@@ -16,7 +17,8 @@ namespace {
 
 constexpr const char* kUnits =
     "angles deg; positions, distances, spacings and margins mm (margins and layer spacing "
-    "water-equivalent); energies MeV; dose Gy; spot weights in units of 1e9 protons";
+    "water-equivalent); energies MeV; dose and objective levels Gy; spot weights in units of 1e9 "
+    "protons";
 
 /// nlohmann writes NaN and infinity as null, which would not read back: refuse them here, with
 /// the path, before anything touches the disk.
@@ -147,6 +149,9 @@ std::string formatCaseFile(const CaseFile& c) {
                     {{"polarCones", ph.polarCones},
                      {"azimuthalCones", ph.azimuthalCones},
                      {"deposit", ph.deposit == photon::DepositStrategy::Atomic ? "atomic" : "atomic-free"}}}};
+  // Only when the user's objectives or options exist, so a case without them reads as before.
+  if (!c.optimisation.objectives.empty() || c.optimisation.options)
+    doc["optimisation"] = case_json::optimisationJson(c.optimisation);
   json display;
   try {
     display = json::parse(c.displayJson.empty() ? std::string("{}") : c.displayJson);

@@ -172,6 +172,10 @@ void otherSeeds(const fs::path& out, const fs::path& work) {
   c.photonBeams.push_back(xb);
   c.displayJson = R"({"window":[400,40],"isodose":[95,50],"clip":true})";
   c.doseSets.push_back({"run 1", "dose1.mhd"});
+  c.optimisation.objectives = {
+      {"PTV", optimise::StructureRole::Target, {{optimise::TermType::MinDose, 1.94, 20}}},
+      {"Cord", optimise::StructureRole::OrganAtRisk, {{optimise::TermType::MeanDose, 0, 0.5}}}};
+  c.optimisation.options = io::CaseOptimiserOptions{};
   put(out / "case", "full.json", io::formatCaseFile(c));
 #endif
 }

@@ -1,0 +1,117 @@
+#pragma once
+// Internal to io/case (includes nlohmann/json, which case_file.hpp keeps away from its callers):
+// the reading helpers shared by the sections of a case file, and the "optimisation" section's
+// reader and writer (case_objectives.cpp), kept out of case_file.cpp so that each file stays
+// under 400 lines.
+#include <algorithm>
+#include <cstdio>
+#include <initializer_list>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "case/case_file.hpp"
+#include "core/error.hpp"
+
+namespace penumbra::io::case_json {
+
+using nlohmann::json;
+
+[[noreturn]] inline void fail(const std::string& path, const std::string& what) {
+  PENUMBRA_THROW(Format, (path.empty() ? std::string("(document)") : path) + ": " + what);
+}
+inline std::string member(const std::string& path, const std::string& key) {
+  return path.empty() ? key : path + "." + key;
+}
+inline std::string element(const std::string& path, std::size_t i) {
+  return path + "[" + std::to_string(i) + "]";
+}
+inline std::string g(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+/// Fails with "PATH: VALUE UNIT is outside [LO, HI] UNIT" unless lo <= v <= hi; the limits are
+/// the engines' (proton_plan.hpp, photon_dose.hpp, core/grid.hpp), so a case that loads is one
+/// the engines accept.
+inline void requireRange(double v, double lo, double hi, const std::string& path,
+                         const std::string& unit, const std::string& note = "") {
+  if (!(v >= lo && v <= hi))
+    fail(path, g(v) + unit + " is outside [" + g(lo) + ", " + g(hi) + "]" + unit + note);
+}
+
+/// Reading side: one JSON object and its path, with typed accessors that name the path of any
+/// problem. Every key read is remembered, so that leftovers can be reported as unknown.
+class ObjectReader {
+public:
+  ObjectReader(const json& j, std::string path) : j_(j), path_(std::move(path)) {
+    if (!j_.is_object()) fail(path_, "expected an object");
+  }
+  bool has(const char* key) const { return j_.contains(key); }
+  const json& get(const char* key) {
+    seen_.push_back(key);
+    if (!j_.contains(key)) fail(member(path_, key), "missing");
+    return j_.at(key);
+  }
+  double number(const char* key) {
+    const json& v = get(key);
+    if (!v.is_number()) fail(member(path_, key), "expected a number");
+    return v.get<double>();
+  }
+  double number(const char* key, double fallback) { return has(key) ? number(key) : (seen_.push_back(key), fallback); }
+  int integer(const char* key) {
+    const json& v = get(key);
+    if (!v.is_number_integer()) fail(member(path_, key), "expected an integer");
+    const auto x = v.get<long long>();
+    if (x < -2147483647LL || x > 2147483647LL) fail(member(path_, key), "integer out of range");
+    return int(x);
+  }
+  int integer(const char* key, int fallback) { return has(key) ? integer(key) : (seen_.push_back(key), fallback); }
+  std::string string(const char* key) {
+    const json& v = get(key);
+    if (!v.is_string()) fail(member(path_, key), "expected a string");
+    return v.get<std::string>();
+  }
+  std::string string(const char* key, std::string fallback) {
+    return has(key) ? string(key) : (seen_.push_back(key), std::move(fallback));
+  }
+  const json& array(const char* key) {
+    const json& v = get(key);
+    if (!v.is_array()) fail(member(path_, key), "expected an array");
+    return v;
+  }
+  /// One of `names` (index returned); anything else is an error listing them.
+  int choice(const char* key, std::initializer_list<const char*> names, int fallback) {
+    if (!has(key)) return seen_.push_back(key), fallback;
+    const std::string s = string(key);
+    int i = 0;
+    std::string list;
+    for (const char* n : names) {
+      if (s == n) return i;
+      list += (i++ ? ", " : "") + std::string("\"") + n + "\"";
+    }
+    fail(member(path_, key), "\"" + s + "\" is not one of " + list);
+  }
+  std::string path(const char* key) const { return member(path_, key); }
+  /// Throws for the first key not read (misspellings must not fall back to defaults silently).
+  void finish() const {
+    for (auto it = j_.begin(); it != j_.end(); ++it)
+      if (std::find(seen_.begin(), seen_.end(), it.key()) == seen_.end())
+        fail(member(path_, it.key()), "unknown key");
+  }
+
+private:
+  const json& j_;
+  std::string path_;
+  std::vector<std::string> seen_;
+};
+
+/// The "optimisation" section (case_objectives.cpp). Throws Error(Format) naming the JSON path,
+/// and the structure for anything inside one structure's objective.
+CaseOptimisation readOptimisation(const json& j, const std::string& path);
+/// Its JSON (ordered keys, for people). Throws InvalidArgument for what readOptimisation would
+/// refuse, so that a written case always reads back.
+nlohmann::ordered_json optimisationJson(const CaseOptimisation& o);
+
+}  // namespace penumbra::io::case_json
