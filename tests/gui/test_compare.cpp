@@ -118,13 +118,15 @@ private slots:
     QVERIFY(std::abs(pass - r.gammaStats.passRatePercent) < 0.051);
     qInfo("%s", qPrintable(find<QLabel>(panel_, "compareStatsLabel")->text()));
 
-    // Histogram: both classes present, and their sum is every evaluated point.
+    // Histogram: both classes present, their sum every evaluated point, the pass part the
+    // engine's passing points.
     GammaHistogram* h = panel_->histogram();
     double passed = 0, failed = 0;
     for (double v : h->passCounts()) passed += v;
     for (double v : h->failCounts()) failed += v;
     QVERIFY(passed > 0 && failed > 0);
     QCOMPARE((long long)(passed + failed), (long long)r.gammaStats.evaluatedPoints);
+    QCOMPARE((long long)passed, (long long)r.gammaStats.passedPoints);  // the engine's gamma <= 1
     // Per-structure pass rates: PTV_ALL is there, with points.
     QTableWidget* st = panel_->structureTable();
     QVERIFY(st->rowCount() >= 10);
