@@ -16,13 +16,9 @@
 #include <QValueAxis>
 
 #include "compare/compare.hpp"
-#include "gui/overlays/compare_colours.hpp"
+#include "gui/compare/chart_colours.hpp"
 
 namespace penumbra::gui {
-
-namespace {
-QColor toQColor(const Rgb& c) { return QColor::fromRgbF(float(c[0]), float(c[1]), float(c[2])); }
-}  // namespace
 
 GammaHistogram::GammaHistogram(QWidget* parent)
     : QWidget(parent),
@@ -36,8 +32,8 @@ GammaHistogram::GammaHistogram(QWidget* parent)
       axisY_(new QValueAxis) {
   setObjectName("gammaHistogram");
   // The middle of each colour map's half: the bars match what the slice views show.
-  passSet_->setColor(toQColor(lerpRgb(kGammaPassLow, kGammaPassHigh, 0.6)));
-  failSet_->setColor(toQColor(kGammaFailLow));
+  passSet_->setColor(gammaPassChartColour());
+  failSet_->setColor(gammaFailChartColour());
   passSet_->setBorderColor(Qt::transparent);
   failSet_->setBorderColor(Qt::transparent);
   bars_->append(passSet_);
