@@ -1,6 +1,5 @@
 #include "gui/compare/compare_panel.hpp"
 
-#include <QCheckBox>
 #include <QComboBox>
 #include <QCoreApplication>
 #include <QDoubleSpinBox>
@@ -17,6 +16,7 @@
 #include "gui/compare/compare_controller.hpp"
 #include "gui/compare/compare_report.hpp"
 #include "gui/compare/compare_tables.hpp"
+#include "gui/compare/compare_view_controls.hpp"
 #include "gui/compare/gamma_histogram.hpp"
 #include "gui/dose/dvh_store.hpp"
 #include "gui/jobs/job_runner.hpp"
@@ -55,28 +55,7 @@ ComparePanel::ComparePanel(CompareController* controller, DvhStore* dvhs, PlanMo
   stats_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   layout->addWidget(stats_);
 
-  auto* viewRow = new QHBoxLayout;
-  viewRow->addWidget(new QLabel(tr("Slice views show:")));
-  view_ = new QComboBox;
-  view_->setObjectName("compareViewCombo");
-  for (CompareViewMode m : {CompareViewMode::Dose, CompareViewMode::Gamma, CompareViewMode::Difference})
-    view_->addItem(tr(toString(m)), int(m));
-  view_->setToolTip(tr("Gamma: pass (<= 1) cool blue-grey, fail (> 1) red to yellow. Difference: A - B, "
-                       "blue where B is higher, red where A is higher"));
-  viewRow->addWidget(view_, 1);
-  layout->addLayout(viewRow);
-  ComparisonModel* model = controller_->model();
-  sideBySide_ = new QCheckBox(tr("Side by side: A | B | map"));
-  sideBySide_->setObjectName("compareSideBySideCheck");
-  sideBySide_->setToolTip(tr("The central area shows A, B and the gamma (or A - B) map in three linked views"));
-  layout->addWidget(sideBySide_);
-  connect(sideBySide_, &QCheckBox::toggled, model, &ComparisonModel::setSideBySide);
-  connect(model, &ComparisonModel::sideBySideChanged, sideBySide_, &QCheckBox::setChecked);
-  connect(view_, &QComboBox::activated, this,
-          [this, model] { model->setViewMode(CompareViewMode(view_->currentData().toInt())); });
-  connect(model, &ComparisonModel::viewModeChanged, this, [this, model] {
-    view_->setCurrentIndex(view_->findData(int(model->viewMode())));
-  });
+  layout->addWidget(new CompareViewControls(controller_->model()));
 
   histogram_ = new GammaHistogram;
   layout->addWidget(histogram_);
@@ -100,7 +79,7 @@ ComparePanel::ComparePanel(CompareController* controller, DvhStore* dvhs, PlanMo
   connect(plan_, &PlanModel::prescriptionChanged, this, &ComparePanel::updateNormalisationControls);
   connect(controller_, &CompareController::started, this, &ComparePanel::onStarted);
   connect(controller_, &CompareController::finished, this, &ComparePanel::onFinished);
-  connect(model, &ComparisonModel::comparisonChanged, this, &ComparePanel::showResult);
+  connect(controller_->model(), &ComparisonModel::comparisonChanged, this, &ComparePanel::showResult);
   connect(dvhs_, &DvhStore::dvhsChanged, this, &ComparePanel::showDvhTable);
   connect(dvhs_, &DvhStore::cleared, this, &ComparePanel::showDvhTable);
   rebuildDoseSetLists();

@@ -103,15 +103,13 @@ bool DoseWashDisplay::washWanted() const {
 
 void DoseWashDisplay::layout(int w, int h) {
   using namespace slice_layout;
-  const auto set = shownSet();
   const bool shown = washWanted();
   // The dose set's name under the position line, clear of the isodose legend on the right
   // (about 7 px per character at this size; the legend is up to 16 characters of 11 px).
   setName_->SetVisibility(shown);
   if (shown) {
     const int room = w - 2 * kMargin - 16 * 7 - 12;
-    const std::string side = !pinned_ ? std::string() : (side_ == ComparisonSide::Reference ? "A: " : "B: ");
-    setName_->SetInput(elide(side + set->name.toStdString(), room / 7).c_str());
+    setName_->SetInput(elide(shownName(), room / 7).c_str());
     placeText(setName_, kMargin, titleLineTop(h, 2));
   }
   const int y0 = colourBarBottom(), y1 = colourBarTop(h);
@@ -132,14 +130,20 @@ void DoseWashDisplay::layout(int w, int h) {
   placeText(barBottom_, x0 - 3, y0);
 }
 
+DoseSlice DoseWashDisplay::sampleShown(const PatientScene& scene, int slice, const Mask* clip) const {
+  return sampleDoseSlice(shownSet()->dose.dose, scene, orientation(), slice, clip);
+}
+
+std::string DoseWashDisplay::shownName() const {
+  const std::string side = !pinned_ ? std::string() : (side_ == ComparisonSide::Reference ? "A: " : "B: ");
+  return side + shownSet()->name.toStdString();
+}
+
 void DoseWashDisplay::rebuild() {
   const auto& scene = state()->scene();
-  const auto set = shownSet();
   shownSlice_ = state()->sliceIndex(orientation());
   slice_ = {};
-  if (washWanted())
-    slice_ = sampleDoseSlice(set->dose.dose, *scene, orientation(), shownSlice_,
-                             doseClipMask(*scene, settings_->clipToExternal()));
+  if (washWanted()) slice_ = sampleShown(*scene, shownSlice_, doseClipMask(*scene, settings_->clipToExternal()));
   const DoseSlice& s = slice_;
   if (s.empty()) {
     if (inRenderer_) {

@@ -8,6 +8,7 @@
 /// ComparisonModel (setComparisonModel) shows gamma or A - B, the wash steps aside for
 /// ComparisonWashDisplay: two washes and two colour bars in one place would be unreadable.
 #include <memory>
+#include <string>
 
 #include <vtkSmartPointer.h>
 
@@ -53,12 +54,19 @@ public:
   /// without one), on the scale of the larger maximum of the two, and never steps aside.
   void pinToComparison(const ComparisonModel* model, ComparisonSide side);
 
-private:
+protected:
   /// The dose set washed: the store's current one, or the pinned side of the comparison.
   std::shared_ptr<const DoseSet> shownSet() const;
+  /// The samples washed on slice `slice` (`clip`: the clip mask or null): shownSet()'s dose
+  /// here; SplitDoseWashDisplay puts A and B together.
+  virtual DoseSlice sampleShown(const PatientScene& scene, int slice, const Mask* clip) const;
+  /// The title's third line: the dose set's name ("A: " or "B: " first when pinned).
+  virtual std::string shownName() const;
+  void rebuild();
+
+private:
   /// A dose set is washed: a patient, a current set, the wash on and no comparison map shown.
   bool washWanted() const;
-  void rebuild();
   void applyColors();
 
   const DoseSetStore* store_;
