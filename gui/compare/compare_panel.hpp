@@ -11,6 +11,7 @@
 /// switch the slice views between the dose, the gamma map and A - B, and the central area to
 /// the compare views (A | B | map, swipe or checkerboard). Engine errors (doses that do not
 /// overlap, NaN voxels, bad criteria) appear in "compareMessageLabel".
+#include <array>
 #include <functional>
 #include <utility>
 #include <vector>
@@ -31,6 +32,7 @@ namespace penumbra::gui {
 class CompareController;
 struct CompareSettings;
 class DvhStore;
+class ElidedLabel;
 class GammaHistogram;
 class Job;
 class PlanController;
@@ -106,6 +108,7 @@ private:
   QProgressBar* progress_ = nullptr;
   QLabel* message_ = nullptr;
   QLabel* passRate_ = nullptr;
+  std::array<ElidedLabel*, 2> names_{};  ///< "A: name", "B: name"
   QLabel* stats_ = nullptr;
   GammaHistogram* histogram_ = nullptr;
   QTabWidget* tabs_ = nullptr;

@@ -248,8 +248,10 @@ void ComparisonWashDisplay::layout(int w, int h) {
                                  : std::string("A - B");
     const std::string text = what + ": " + comparison->reference->name.toStdString() + " vs " +
                              comparison->evaluated->name.toStdString();
-    const int room = w - 2 * kMargin - 16 * 7 - 12;
-    title_->SetInput(elide(text, room / 7).c_str());
+    // Short of room, the names go first (the dock and the A and B views give them): the
+    // criteria say what the colours mean.
+    const int chars = (w - 2 * kMargin - 16 * 7 - 12) / 7;
+    title_->SetInput(elide(int(text.size()) <= chars ? text : what, chars).c_str());
     placeText(title_, kMargin, titleLineTop(h, 2));
   }
   const int y0 = colourBarBottom(), y1 = colourBarTop(h);

@@ -105,11 +105,13 @@ void DoseWashDisplay::layout(int w, int h) {
   using namespace slice_layout;
   const bool shown = washWanted();
   // The dose set's name under the position line, clear of the isodose legend on the right
-  // (about 7 px per character at this size; the legend is up to 16 characters of 11 px).
+  // when there is one (about 7 px per character at this size; the legend is up to 16
+  // characters of 11 px).
   setName_->SetVisibility(shown);
   if (shown) {
-    const int room = w - 2 * kMargin - 16 * 7 - 12;
-    setName_->SetInput(elide(shownName(), room / 7).c_str());
+    const bool legend = legendRoom_ && settings_->isodosesVisible();
+    const int room = w - 2 * kMargin - (legend ? 16 * 7 + 12 : 0);
+    setName_->SetInput(elideMiddle(shownName(), room / 7).c_str());
     placeText(setName_, kMargin, titleLineTop(h, 2));
   }
   const int y0 = colourBarBottom(), y1 = colourBarTop(h);

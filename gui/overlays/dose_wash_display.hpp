@@ -63,6 +63,9 @@ protected:
   /// The title's third line: the dose set's name ("A: " or "B: " first when pinned).
   virtual std::string shownName() const;
   void rebuild();
+  /// Whether the name line leaves room for an isodose legend on its right (while isodose
+  /// lines are shown); a view without isodose lines gives it the whole width.
+  void reserveLegendRoom(bool on) { legendRoom_ = on; }
 
 private:
   /// A dose set is washed: a patient, a current set, the wash on and no comparison map shown.
@@ -74,6 +77,7 @@ private:
   const PlanModel* plan_;
   const ComparisonModel* comparison_ = nullptr;
   bool pinned_ = false;
+  bool legendRoom_ = true;
   ComparisonSide side_ = ComparisonSide::Reference;
   vtkSmartPointer<vtkImageData> image_;
   vtkSmartPointer<vtkLookupTable> lut_;

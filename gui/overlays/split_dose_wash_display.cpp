@@ -44,6 +44,7 @@ SplitDoseWashDisplay::SplitDoseWashDisplay(vtkRenderer* renderer, const ViewStat
   }
   connect(model, &ComparisonModel::compareLayoutChanged, this, &SplitDoseWashDisplay::rebuild);
   connect(model, &ComparisonModel::splitChanged, this, &SplitDoseWashDisplay::rebuild);
+  reserveLegendRoom(false);  // no isodose lines here
   pinToComparison(model, ComparisonSide::Reference);  // A: the scale, and washed only with a comparison
 }
 
