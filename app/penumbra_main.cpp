@@ -3,6 +3,7 @@
 //            [--screenshot FILE] [--bev-screenshot FILE] [--dvh-screenshot FILE]
 //            [--profiling-screenshot FILE] [--bench-render N] [--bench-latency] [--window-size WxH]
 //            [--bench-optimise] [--optimise-screenshot FILE] [--compare-screenshot FILE]
+//            [--compare-layout side-by-side|swipe|checkerboard]
 // Without --open and --no-demo the BOXPHANTOM demo case is opened at start (app_paths.hpp).
 // The batch options wait until the case is imported and all views (3D surfaces included) are
 // on screen, do their work (gui/batch_runner.hpp), and exit: 0 on success, non-zero on failure.
@@ -72,9 +73,13 @@ int main(int argc, char** argv) {
                                           "Compare the first two dose sets (e.g. of --open-dose DIR) with gamma "
                                           "3 %/3 mm global, show the gamma map, save a PNG of the window and exit.",
                                           "FILE");
+  const QCommandLineOption compareLayoutOpt("compare-layout",
+                                            "The compare views in --compare-screenshot: side-by-side (A | B | map, "
+                                            "the default), swipe or checkerboard (A and B on one view beside the map).",
+                                            "NAME", "side-by-side");
   const QCommandLineOption sizeOpt("window-size", "Main window size, e.g. 1600x1000.", "WxH");
   parser.addOptions({sizeOpt, openOpt, doseOpt, seriesOpt, noDemoOpt, synthOpt, shotOpt, benchOpt, planOpt, bevOpt, dvhOpt, profOpt,
-                     latencyOpt, benchOptOpt, optShotOpt, compareShotOpt});
+                     latencyOpt, benchOptOpt, optShotOpt, compareShotOpt, compareLayoutOpt});
   parser.process(app);
 
   penumbra::gui::BatchOptions options;
@@ -84,6 +89,12 @@ int main(int argc, char** argv) {
   options.dvhScreenshot = parser.value(dvhOpt);
   options.profilingScreenshot = parser.value(profOpt);
   options.compareScreenshot = parser.value(compareShotOpt);
+  options.compareLayout = parser.value(compareLayoutOpt);
+  if (!QStringList{"side-by-side", "swipe", "checkerboard"}.contains(options.compareLayout)) {
+    std::fprintf(stderr, "penumbra: --compare-layout takes side-by-side, swipe or checkerboard, not %s\n",
+                 qPrintable(options.compareLayout));
+    return 2;
+  }
   // The panel screenshots need a plan: the demo plan, unless a dose was opened (--open-dose).
   options.demoPlan = parser.isSet(planOpt) ||
                      (!parser.isSet(doseOpt) && (!options.bevScreenshot.isEmpty() || !options.dvhScreenshot.isEmpty() ||

@@ -1,6 +1,6 @@
 #include "gui/compare/compare_panel.hpp"
 
-#include <QCheckBox>
+#include <QAbstractItemView>
 #include <QComboBox>
 #include <QCoreApplication>
 #include <QDoubleSpinBox>
@@ -17,12 +17,14 @@
 #include "gui/compare/compare_controller.hpp"
 #include "gui/compare/compare_report.hpp"
 #include "gui/compare/compare_tables.hpp"
+#include "gui/compare/compare_view_controls.hpp"
 #include "gui/compare/gamma_histogram.hpp"
 #include "gui/dose/dvh_store.hpp"
 #include "gui/jobs/job_runner.hpp"
 #include "gui/model/comparison_model.hpp"
 #include "gui/model/dose_set_store.hpp"
 #include "gui/model/plan_model.hpp"
+#include "gui/widgets/elided_label.hpp"
 #include "gui/widgets/form_controls.hpp"
 
 namespace penumbra::gui {
@@ -49,34 +51,23 @@ ComparePanel::ComparePanel(CompareController* controller, DvhStore* dvhs, PlanMo
   big.setBold(true);
   passRate_->setFont(big);
   layout->addWidget(passRate_);
+  // A and B by name, each on one line elided in the middle (the whole name in the tooltip),
+  // over the statistics as one block of lines.
+  auto* lines = new QVBoxLayout;
+  lines->setSpacing(0);
+  for (ElidedLabel*& name : names_) {
+    name = new ElidedLabel(&name == &names_[0] ? "compareNameALabel" : "compareNameBLabel");
+    name->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    lines->addWidget(name);
+  }
   stats_ = new QLabel;
   stats_->setObjectName("compareStatsLabel");
   stats_->setWordWrap(true);
   stats_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  layout->addWidget(stats_);
+  lines->addWidget(stats_);
+  layout->addLayout(lines);
 
-  auto* viewRow = new QHBoxLayout;
-  viewRow->addWidget(new QLabel(tr("Slice views show:")));
-  view_ = new QComboBox;
-  view_->setObjectName("compareViewCombo");
-  for (CompareViewMode m : {CompareViewMode::Dose, CompareViewMode::Gamma, CompareViewMode::Difference})
-    view_->addItem(tr(toString(m)), int(m));
-  view_->setToolTip(tr("Gamma: pass (<= 1) cool blue-grey, fail (> 1) red to yellow. Difference: A - B, "
-                       "blue where B is higher, red where A is higher"));
-  viewRow->addWidget(view_, 1);
-  layout->addLayout(viewRow);
-  ComparisonModel* model = controller_->model();
-  sideBySide_ = new QCheckBox(tr("Side by side: A | B | map"));
-  sideBySide_->setObjectName("compareSideBySideCheck");
-  sideBySide_->setToolTip(tr("The central area shows A, B and the gamma (or A - B) map in three linked views"));
-  layout->addWidget(sideBySide_);
-  connect(sideBySide_, &QCheckBox::toggled, model, &ComparisonModel::setSideBySide);
-  connect(model, &ComparisonModel::sideBySideChanged, sideBySide_, &QCheckBox::setChecked);
-  connect(view_, &QComboBox::activated, this,
-          [this, model] { model->setViewMode(CompareViewMode(view_->currentData().toInt())); });
-  connect(model, &ComparisonModel::viewModeChanged, this, [this, model] {
-    view_->setCurrentIndex(view_->findData(int(model->viewMode())));
-  });
+  layout->addWidget(new CompareViewControls(controller_->model()));
 
   histogram_ = new GammaHistogram;
   layout->addWidget(histogram_);
@@ -100,7 +91,7 @@ ComparePanel::ComparePanel(CompareController* controller, DvhStore* dvhs, PlanMo
   connect(plan_, &PlanModel::prescriptionChanged, this, &ComparePanel::updateNormalisationControls);
   connect(controller_, &CompareController::started, this, &ComparePanel::onStarted);
   connect(controller_, &CompareController::finished, this, &ComparePanel::onFinished);
-  connect(model, &ComparisonModel::comparisonChanged, this, &ComparePanel::showResult);
+  connect(controller_->model(), &ComparisonModel::comparisonChanged, this, &ComparePanel::showResult);
   connect(dvhs_, &DvhStore::dvhsChanged, this, &ComparePanel::showDvhTable);
   connect(dvhs_, &DvhStore::cleared, this, &ComparePanel::showDvhTable);
   rebuildDoseSetLists();
@@ -122,6 +113,13 @@ QWidget* ComparePanel::buildForm() {
   for (QComboBox* c : {reference_, evaluated_}) {
     c->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     c->setMinimumContentsLength(12);
+    // Long names: both ends in the list, and the whole name of the choice in the tooltip.
+    c->view()->setTextElideMode(Qt::ElideMiddle);
+    const QString role = c->toolTip();
+    connect(c, &QComboBox::currentIndexChanged, c, [c, role] {
+      const QString name = c->currentData(Qt::ToolTipRole).toString();
+      c->setToolTip(name.isEmpty() ? role : name + "\n" + role);
+    });
   }
   form->addRow(tr("A (reference)"), reference_);
   form->addRow(tr("B (evaluated)"), evaluated_);
@@ -144,6 +142,10 @@ QWidget* ComparePanel::buildForm() {
   normalisation_->addItem(tr("prescription"), int(compare::Normalisation::Prescription));
   normalisation_->addItem(tr("value"), int(compare::Normalisation::Value));
   normalisation_->setToolTip(tr("The dose that DD % (global) and the cut-off % are percentages of"));
+  // The widest row of the form: its longest item would make the panel wider than the dock at
+  // 1280 x 800 (a horizontal scroll bar, the right edge cut off).
+  normalisation_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  normalisation_->setMinimumContentsLength(6);
   normalisationGy_ = makeDoubleSpinBox("compareNormalisationSpin", 0.01, 1000, 2, 0.5, 2, " Gy");
   auto* norm = new QHBoxLayout;
   norm->addWidget(globalLocal_);
@@ -288,6 +290,7 @@ void ComparePanel::showResult() {
     passRate_->setText(tr("No comparison yet: choose A and B and press Compute gamma."));
     report_->setEnabled(false);
     stats_->clear();
+    for (ElidedLabel* name : names_) name->setFullText({});
     histogram_->clear();
     fillStructureTable(structures_, nullptr);
     showDvhTable();
@@ -299,10 +302,11 @@ void ComparePanel::showResult() {
   const auto& d = r.differenceStats;
   passRate_->setText(passRateHeadline(c->criteria, r));
   const QString cap = g.max >= c->criteria.gammaCap ? tr(" (cap)") : QString();
-  stats_->setText(tr("A: %1\nB: %2\ngamma mean %3, p95 %4, max %5%6\nA - B: mean %7 Gy, min %8, max %9 Gy\n"
-                     "|A - B| <= DD at %10 % of the points\nnormalisation %11 Gy, cut-off %12 Gy\n"
-                     "%13 points below the cut-off\n%14, %15 s")
-                      .arg(c->reference->name, c->evaluated->name)
+  names_[0]->setFullText(tr("A: %1").arg(c->reference->name));
+  names_[1]->setFullText(tr("B: %1").arg(c->evaluated->name));
+  stats_->setText(tr("gamma mean %1, p95 %2, max %3%4\nA - B: mean %5 Gy, min %6, max %7 Gy\n"
+                     "|A - B| <= DD at %8 % of the points\nnormalisation %9 Gy, cut-off %10 Gy\n"
+                     "%11 points below the cut-off\n%12, %13 s")
                       .arg(g.mean, 0, 'f', 2)
                       .arg(g.p95, 0, 'f', 2)
                       .arg(g.max, 0, 'f', 2)

@@ -7,9 +7,11 @@
 /// comparison as a job (CompareController) with progress and Cancel. The result: the pass rate
 /// in large type ("Gamma 3 %/3 mm global: 97.8 % pass (123 456 points)"), gamma mean / p95 /
 /// max and the difference statistics, the gamma histogram, the per-structure pass rates and
-/// the DVH points of A and B (compare_tables.hpp). The view selector switches the slice views
-/// between the dose, the gamma map and A - B (ComparisonModel). Engine errors (doses that do
-/// not overlap, NaN voxels, bad criteria) appear in "compareMessageLabel".
+/// the DVH points of A and B (compare_tables.hpp). The view controls (compare_view_controls.hpp)
+/// switch the slice views between the dose, the gamma map and A - B, and the central area to
+/// the compare views (A | B | map, swipe or checkerboard). Engine errors (doses that do not
+/// overlap, NaN voxels, bad criteria) appear in "compareMessageLabel".
+#include <array>
 #include <functional>
 #include <utility>
 #include <vector>
@@ -17,7 +19,6 @@
 #include <QImage>
 #include <QWidget>
 
-class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
@@ -31,6 +32,7 @@ namespace penumbra::gui {
 class CompareController;
 struct CompareSettings;
 class DvhStore;
+class ElidedLabel;
 class GammaHistogram;
 class Job;
 class PlanController;
@@ -106,9 +108,8 @@ private:
   QProgressBar* progress_ = nullptr;
   QLabel* message_ = nullptr;
   QLabel* passRate_ = nullptr;
+  std::array<ElidedLabel*, 2> names_{};  ///< "A: name", "B: name"
   QLabel* stats_ = nullptr;
-  QComboBox* view_ = nullptr;
-  QCheckBox* sideBySide_ = nullptr;
   GammaHistogram* histogram_ = nullptr;
   QTabWidget* tabs_ = nullptr;
   QTableWidget* structures_ = nullptr;

@@ -16,13 +16,9 @@
 #include <QValueAxis>
 
 #include "compare/compare.hpp"
-#include "gui/overlays/compare_colours.hpp"
+#include "gui/compare/chart_colours.hpp"
 
 namespace penumbra::gui {
-
-namespace {
-QColor toQColor(const Rgb& c) { return QColor::fromRgbF(float(c[0]), float(c[1]), float(c[2])); }
-}  // namespace
 
 GammaHistogram::GammaHistogram(QWidget* parent)
     : QWidget(parent),
@@ -36,8 +32,8 @@ GammaHistogram::GammaHistogram(QWidget* parent)
       axisY_(new QValueAxis) {
   setObjectName("gammaHistogram");
   // The middle of each colour map's half: the bars match what the slice views show.
-  passSet_->setColor(toQColor(lerpRgb(kGammaPassLow, kGammaPassHigh, 0.6)));
-  failSet_->setColor(toQColor(kGammaFailLow));
+  passSet_->setColor(gammaPassChartColour());
+  failSet_->setColor(gammaFailChartColour());
   passSet_->setBorderColor(Qt::transparent);
   failSet_->setBorderColor(Qt::transparent);
   bars_->append(passSet_);
@@ -97,13 +93,18 @@ void GammaHistogram::setStatistics(const compare::GammaStatistics& stats, double
   if (fine == 0 || !(cap > 0)) return;
   pass_.assign(kBins, 0);
   fail_.assign(kBins, 0);
-  // Fine bin f covers [f, f + 1) x binWidth (the last one also holds the points at the cap);
-  // its points pass when the bin lies at or below 1, which splits the bar that holds 1.
-  const double w = stats.binWidth > 0 ? stats.binWidth : cap / fine;
+  // The engine passes gamma <= 1 (GammaStatistics::passedPoints). Its fine bins are in
+  // increasing gamma, so the passing points are the first passedPoints ones: the pass part
+  // takes them bin by bin, and the bin that holds 1 is split where they end. (Deciding by each
+  // bin's upper edge put gamma == 1, a pass, in the fail bar.)
+  double passing = double(stats.passedPoints);
   for (int f = 0; f < fine; ++f) {
     const int bar = std::min(kBins - 1, int(double(f) * kBins / fine));
-    const bool passes = (f + 1) * w <= 1.0 + 1e-9;
-    (passes ? pass_ : fail_)[bar] += double(stats.histogram[f]);
+    const double n = double(stats.histogram[std::size_t(f)]);
+    const double passes = std::clamp(passing, 0.0, n);
+    pass_[bar] += passes;
+    fail_[bar] += n - passes;
+    passing -= passes;
   }
   double top = 1;
   for (int i = 0; i < kBins; ++i) {

@@ -2,6 +2,7 @@
 /// Histogram of the evaluated gamma values ("gammaHistogram", Qt Charts): the engine's fine
 /// histogram (2000 bins over [0, cap]) merged into kBins bars, each bar split into its passing
 /// (gamma <= 1, the cool colour of the gamma map) and failing part (the warm colour), with a
+/// pass part that adds up to the engine's passing points (GammaStatistics::passedPoints), and a
 /// dashed vertical line at gamma = 1 on a value axis 0..cap, so the threshold reads at a glance
 /// whatever the cap. y: points (% of the evaluated points in the tooltip-free axis title).
 #include <array>

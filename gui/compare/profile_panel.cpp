@@ -15,17 +15,16 @@
 #include <QVBoxLayout>
 #include <QValueAxis>
 
+#include "gui/compare/chart_colours.hpp"
 #include "gui/model/comparison_model.hpp"
 #include "gui/model/dose_set_store.hpp"
 #include "gui/model/profile_model.hpp"
 #include "gui/model/view_state.hpp"
-#include "gui/overlays/compare_colours.hpp"
 
 namespace penumbra::gui {
 
 namespace {
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
-QColor toQColor(const Rgb& c) { return QColor::fromRgbF(float(c[0]), float(c[1]), float(c[2])); }
 /// 1, 2 or 5 times a power of ten, at least `v`: distance ticks read 0, 10, 20 mm, not 15.1.
 double niceStep(double v) {
   const double p = std::pow(10.0, std::floor(std::log10(std::max(v, 1e-6))));
@@ -91,8 +90,8 @@ ProfilePanel::ProfilePanel(ViewState* state, ProfileModel* profile, DoseSetStore
     sc->setMarkerSize(5);
     sc->setBorderColor(Qt::transparent);
   }
-  pass_->setColor(toQColor(lerpRgb(kGammaPassLow, kGammaPassHigh, 0.6)));
-  fail_->setColor(toQColor(kGammaFailLow));
+  pass_->setColor(gammaPassChartColour());
+  fail_->setColor(gammaFailChartColour());
   threshold_ = new QLineSeries;
   threshold_->setName(tr("gamma = 1"));
   QPen pt(Qt::gray);

@@ -42,6 +42,26 @@ void ComparisonModel::setSideBySide(bool on) {
   emit sideBySideChanged(on);
 }
 
+void ComparisonModel::setCompareLayout(CompareLayout layout) {
+  if (layout == layout_) return;
+  layout_ = layout;
+  emit compareLayoutChanged(layout);
+}
+
+void ComparisonModel::setSwipeFraction(double fraction) {
+  fraction = std::clamp(fraction, 0.0, 1.0);
+  if (fraction == swipeFraction_) return;
+  swipeFraction_ = fraction;
+  emit splitChanged();
+}
+
+void ComparisonModel::setCheckerSizeMm(double mm) {
+  mm = std::clamp(mm, 1.0, 200.0);
+  if (mm == checkerSizeMm_) return;
+  checkerSizeMm_ = mm;
+  emit splitChanged();
+}
+
 QString ComparisonModel::criteriaText(const compare::GammaCriteria& c) {
   QString text = tr("Gamma %1 %/%2 mm %3")
                      .arg(c.dosePercent, 0, 'g', 3)
@@ -60,6 +80,15 @@ const char* toString(CompareViewMode mode) {
     case CompareViewMode::Dose: return "Dose";
     case CompareViewMode::Gamma: return "Gamma";
     case CompareViewMode::Difference: return "Difference (A - B)";
+  }
+  return "?";
+}
+
+const char* toString(CompareLayout layout) {
+  switch (layout) {
+    case CompareLayout::SideBySide: return "A | B | map";
+    case CompareLayout::Swipe: return "Swipe A/B";
+    case CompareLayout::Checkerboard: return "Checkerboard A/B";
   }
   return "?";
 }

@@ -6,8 +6,6 @@
 #include <limits>
 
 #include <vtkActor2D.h>
-#include <vtkCellArray.h>
-#include <vtkCellData.h>
 #include <vtkFloatArray.h>
 #include <vtkImageActor.h>
 #include <vtkImageData.h>
@@ -16,15 +14,13 @@
 #include <vtkImageProperty.h>
 #include <vtkLookupTable.h>
 #include <vtkPointData.h>
-#include <vtkPoints.h>
 #include <vtkPolyData.h>
-#include <vtkPolyDataMapper2D.h>
 #include <vtkRenderer.h>
 #include <vtkTextActor.h>
-#include <vtkUnsignedCharArray.h>
 
 #include "gui/model/comparison_model.hpp"
 #include "gui/model/dose_set_store.hpp"
+#include "gui/overlays/colour_bar.hpp"
 #include "gui/overlays/compare_colours.hpp"
 #include "gui/overlays/overlay_text.hpp"
 #include "gui/overlays/slice_layout.hpp"
@@ -64,11 +60,7 @@ ComparisonWashDisplay::ComparisonWashDisplay(vtkRenderer* renderer, const ViewSt
       barMiddle_(makeOverlayText(slice_layout::kFontSize - 1, TextAnchor::MiddleRight)),
       barBottom_(makeOverlayText(slice_layout::kFontSize - 1, TextAnchor::MiddleRight)),
       title_(makeOverlayText(slice_layout::kFontSize, TextAnchor::TopLeft)) {
-  const double white[3] = {1, 1, 1};
-  barActor_ = makeOverlayLines(bar_, white, 1.0f);
-  auto* barMapper = static_cast<vtkPolyDataMapper2D*>(barActor_->GetMapper());
-  barMapper->SetScalarModeToUseCellData();
-  barMapper->SetColorModeToDirectScalars();
+  barActor_ = makeColourBarActor(bar_);
   for (vtkProp* p : {static_cast<vtkProp*>(barActor_.Get()), static_cast<vtkProp*>(barTop_.Get()),
                      static_cast<vtkProp*>(barMiddle_.Get()), static_cast<vtkProp*>(barBottom_.Get()),
                      static_cast<vtkProp*>(title_.Get())}) {
@@ -256,8 +248,10 @@ void ComparisonWashDisplay::layout(int w, int h) {
                                  : std::string("A - B");
     const std::string text = what + ": " + comparison->reference->name.toStdString() + " vs " +
                              comparison->evaluated->name.toStdString();
-    const int room = w - 2 * kMargin - 16 * 7 - 12;
-    title_->SetInput(elide(text, room / 7).c_str());
+    // Short of room, the names go first (the dock and the A and B views give them): the
+    // criteria say what the colours mean.
+    const int chars = (w - 2 * kMargin - 16 * 7 - 12) / 7;
+    title_->SetInput(elide(int(text.size()) <= chars ? text : what, chars).c_str());
     placeText(title_, kMargin, titleLineTop(h, 2));
   }
   const int y0 = colourBarBottom(), y1 = colourBarTop(h);
@@ -267,36 +261,12 @@ void ComparisonWashDisplay::layout(int w, int h) {
                      static_cast<vtkProp*>(barMiddle_.Get()), static_cast<vtkProp*>(barBottom_.Get())})
     p->SetVisibility(bar);
   if (!bar) return;
-  const int n = kTableSize;
-  const double x1 = w - kMargin, x0 = x1 - kColourBarWidth;
-  auto points = vtkSmartPointer<vtkPoints>::New();
-  auto cells = vtkSmartPointer<vtkCellArray>::New();
-  auto colours = vtkSmartPointer<vtkUnsignedCharArray>::New();
-  colours->SetNumberOfComponents(3);
-  for (int i = 0; i < n; ++i) {
-    const double ya = y0 + (y1 - y0) * double(i) / n, yb = y0 + (y1 - y0) * double(i + 1) / n;
-    const vtkIdType base = points->GetNumberOfPoints();
-    points->InsertNextPoint(x0, ya, 0);
-    points->InsertNextPoint(x1, ya, 0);
-    points->InsertNextPoint(x1, yb, 0);
-    points->InsertNextPoint(x0, yb, 0);
-    const vtkIdType quad[4] = {base, base + 1, base + 2, base + 3};
-    cells->InsertNextCell(4, quad);
-    double rgba[4];
-    lut_->GetTableValue(i, rgba);
-    const unsigned char rgb[3] = {(unsigned char)(255 * rgba[0]), (unsigned char)(255 * rgba[1]),
-                                  (unsigned char)(255 * rgba[2])};
-    colours->InsertNextTypedTuple(rgb);
-  }
-  bar_->SetPoints(points);
-  bar_->SetPolys(cells);
-  bar_->GetCellData()->SetScalars(colours);
-  bar_->Modified();
+  const int x0 = fillColourBar(bar_, lut_, w, y0, y1);
   // The middle label at its value (gamma 1, difference 0), kept a line clear of the ends.
   const int ym = std::clamp(int(std::lround(y0 + (y1 - y0) * barMiddleFraction_)), y0 + kLineHeight, y1 - kLineHeight);
-  placeText(barTop_, int(x0) - 3, y1);
-  placeText(barMiddle_, int(x0) - 3, ym);
-  placeText(barBottom_, int(x0) - 3, y0);
+  placeText(barTop_, x0 - 3, y1);
+  placeText(barMiddle_, x0 - 3, ym);
+  placeText(barBottom_, x0 - 3, y0);
 }
 
 }  // namespace penumbra::gui

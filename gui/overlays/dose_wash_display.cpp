@@ -4,8 +4,6 @@
 #include <cstdio>
 
 #include <vtkActor2D.h>
-#include <vtkCellArray.h>
-#include <vtkCellData.h>
 #include <vtkFloatArray.h>
 #include <vtkImageActor.h>
 #include <vtkImageData.h>
@@ -14,17 +12,15 @@
 #include <vtkImageProperty.h>
 #include <vtkLookupTable.h>
 #include <vtkPointData.h>
-#include <vtkPoints.h>
 #include <vtkPolyData.h>
-#include <vtkPolyDataMapper2D.h>
 #include <vtkRenderer.h>
 #include <vtkTextActor.h>
-#include <vtkUnsignedCharArray.h>
 
 #include "gui/model/comparison_model.hpp"
 #include "gui/model/dose_display_settings.hpp"
 #include "gui/model/dose_set_store.hpp"
 #include "gui/model/plan_model.hpp"
+#include "gui/overlays/colour_bar.hpp"
 #include "gui/overlays/dose_clip.hpp"
 #include "gui/overlays/overlay_text.hpp"
 #include "gui/overlays/slice_layout.hpp"
@@ -47,11 +43,7 @@ DoseWashDisplay::DoseWashDisplay(vtkRenderer* renderer, const ViewState* state,
       barTop_(makeOverlayText(slice_layout::kFontSize - 1, TextAnchor::MiddleRight)),
       barBottom_(makeOverlayText(slice_layout::kFontSize - 1, TextAnchor::MiddleRight)),
       setName_(makeOverlayText(slice_layout::kFontSize, TextAnchor::TopLeft)) {
-  const double white[3] = {1, 1, 1};
-  barActor_ = makeOverlayLines(bar_, white, 1.0f);
-  auto* barMapper = static_cast<vtkPolyDataMapper2D*>(barActor_->GetMapper());
-  barMapper->SetScalarModeToUseCellData();
-  barMapper->SetColorModeToDirectScalars();
+  barActor_ = makeColourBarActor(bar_);
   for (vtkProp* p : {static_cast<vtkProp*>(barActor_.Get()), static_cast<vtkProp*>(barTop_.Get()),
                      static_cast<vtkProp*>(barBottom_.Get()), static_cast<vtkProp*>(setName_.Get())}) {
     p->SetVisibility(false);
@@ -111,15 +103,15 @@ bool DoseWashDisplay::washWanted() const {
 
 void DoseWashDisplay::layout(int w, int h) {
   using namespace slice_layout;
-  const auto set = shownSet();
   const bool shown = washWanted();
   // The dose set's name under the position line, clear of the isodose legend on the right
-  // (about 7 px per character at this size; the legend is up to 16 characters of 11 px).
+  // when there is one (about 7 px per character at this size; the legend is up to 16
+  // characters of 11 px).
   setName_->SetVisibility(shown);
   if (shown) {
-    const int room = w - 2 * kMargin - 16 * 7 - 12;
-    const std::string side = !pinned_ ? std::string() : (side_ == ComparisonSide::Reference ? "A: " : "B: ");
-    setName_->SetInput(elide(side + set->name.toStdString(), room / 7).c_str());
+    const bool legend = legendRoom_ && settings_->isodosesVisible();
+    const int room = w - 2 * kMargin - (legend ? 16 * 7 + 12 : 0);
+    setName_->SetInput(elideMiddle(shownName(), room / 7).c_str());
     placeText(setName_, kMargin, titleLineTop(h, 2));
   }
   const int y0 = colourBarBottom(), y1 = colourBarTop(h);
@@ -128,51 +120,32 @@ void DoseWashDisplay::layout(int w, int h) {
                      static_cast<vtkProp*>(barBottom_.Get())})
     p->SetVisibility(bar);
   if (!bar) return;
-  // The wash's lookup table from its lower end (threshold) to its upper end (set maximum),
-  // one cell per table entry: the bar is exactly the colours the wash uses.
+  // The wash's lookup table from its lower end (threshold) to its upper end (set maximum).
   const double* range = lut_->GetTableRange();
-  const int n = std::max<int>(2, int(lut_->GetNumberOfTableValues()));
-  const double x1 = w - kMargin, x0 = x1 - kColourBarWidth;
-  auto points = vtkSmartPointer<vtkPoints>::New();
-  auto cells = vtkSmartPointer<vtkCellArray>::New();
-  auto colours = vtkSmartPointer<vtkUnsignedCharArray>::New();
-  colours->SetNumberOfComponents(3);
-  for (int i = 0; i < n; ++i) {
-    const double ya = y0 + (y1 - y0) * double(i) / n, yb = y0 + (y1 - y0) * double(i + 1) / n;
-    const vtkIdType base = points->GetNumberOfPoints();
-    points->InsertNextPoint(x0, ya, 0);
-    points->InsertNextPoint(x1, ya, 0);
-    points->InsertNextPoint(x1, yb, 0);
-    points->InsertNextPoint(x0, yb, 0);
-    const vtkIdType quad[4] = {base, base + 1, base + 2, base + 3};
-    cells->InsertNextCell(4, quad);
-    double rgba[4];
-    lut_->GetTableValue(i, rgba);
-    const unsigned char rgb[3] = {(unsigned char)(255 * rgba[0]), (unsigned char)(255 * rgba[1]),
-                                  (unsigned char)(255 * rgba[2])};
-    colours->InsertNextTypedTuple(rgb);
-  }
-  bar_->SetPoints(points);
-  bar_->SetPolys(cells);
-  bar_->GetCellData()->SetScalars(colours);
-  bar_->Modified();
+  const int x0 = fillColourBar(bar_, lut_, w, y0, y1);
   char text[32];
   std::snprintf(text, sizeof text, "%.2f Gy", range[1]);
   barTop_->SetInput(text);
   std::snprintf(text, sizeof text, "%.2f Gy", range[0]);
   barBottom_->SetInput(text);
-  placeText(barTop_, int(x0) - 3, y1);
-  placeText(barBottom_, int(x0) - 3, y0);
+  placeText(barTop_, x0 - 3, y1);
+  placeText(barBottom_, x0 - 3, y0);
+}
+
+DoseSlice DoseWashDisplay::sampleShown(const PatientScene& scene, int slice, const Mask* clip) const {
+  return sampleDoseSlice(shownSet()->dose.dose, scene, orientation(), slice, clip);
+}
+
+std::string DoseWashDisplay::shownName() const {
+  const std::string side = !pinned_ ? std::string() : (side_ == ComparisonSide::Reference ? "A: " : "B: ");
+  return side + shownSet()->name.toStdString();
 }
 
 void DoseWashDisplay::rebuild() {
   const auto& scene = state()->scene();
-  const auto set = shownSet();
   shownSlice_ = state()->sliceIndex(orientation());
   slice_ = {};
-  if (washWanted())
-    slice_ = sampleDoseSlice(set->dose.dose, *scene, orientation(), shownSlice_,
-                             doseClipMask(*scene, settings_->clipToExternal()));
+  if (washWanted()) slice_ = sampleShown(*scene, shownSlice_, doseClipMask(*scene, settings_->clipToExternal()));
   const DoseSlice& s = slice_;
   if (s.empty()) {
     if (inRenderer_) {

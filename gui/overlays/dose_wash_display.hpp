@@ -8,6 +8,7 @@
 /// ComparisonModel (setComparisonModel) shows gamma or A - B, the wash steps aside for
 /// ComparisonWashDisplay: two washes and two colour bars in one place would be unreadable.
 #include <memory>
+#include <string>
 
 #include <vtkSmartPointer.h>
 
@@ -53,12 +54,22 @@ public:
   /// without one), on the scale of the larger maximum of the two, and never steps aside.
   void pinToComparison(const ComparisonModel* model, ComparisonSide side);
 
-private:
+protected:
   /// The dose set washed: the store's current one, or the pinned side of the comparison.
   std::shared_ptr<const DoseSet> shownSet() const;
+  /// The samples washed on slice `slice` (`clip`: the clip mask or null): shownSet()'s dose
+  /// here; SplitDoseWashDisplay puts A and B together.
+  virtual DoseSlice sampleShown(const PatientScene& scene, int slice, const Mask* clip) const;
+  /// The title's third line: the dose set's name ("A: " or "B: " first when pinned).
+  virtual std::string shownName() const;
+  void rebuild();
+  /// Whether the name line leaves room for an isodose legend on its right (while isodose
+  /// lines are shown); a view without isodose lines gives it the whole width.
+  void reserveLegendRoom(bool on) { legendRoom_ = on; }
+
+private:
   /// A dose set is washed: a patient, a current set, the wash on and no comparison map shown.
   bool washWanted() const;
-  void rebuild();
   void applyColors();
 
   const DoseSetStore* store_;
@@ -66,6 +77,7 @@ private:
   const PlanModel* plan_;
   const ComparisonModel* comparison_ = nullptr;
   bool pinned_ = false;
+  bool legendRoom_ = true;
   ComparisonSide side_ = ComparisonSide::Reference;
   vtkSmartPointer<vtkImageData> image_;
   vtkSmartPointer<vtkLookupTable> lut_;

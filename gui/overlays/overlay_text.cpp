@@ -1,5 +1,7 @@
 #include "gui/overlays/overlay_text.hpp"
 
+#include <cstdint>
+
 #include <vtkActor2D.h>
 #include <vtkCamera.h>
 #include <vtkCoordinate.h>
@@ -76,6 +78,17 @@ std::string elide(const std::string& text, int maxChars) {
   if (maxChars <= 3) return {};
   if (int(text.size()) <= maxChars) return text;
   return text.substr(0, std::size_t(maxChars - 3)) + "...";
+}
+
+std::string elideMiddle(const std::string& text, int maxChars) {
+  if (maxChars <= 3) return {};
+  if (int(text.size()) <= maxChars) return text;
+  // Never cut inside a UTF-8 sequence (continuation bytes are 10xxxxxx).
+  auto continuation = [&](std::size_t i) { return i < text.size() && (std::uint8_t(text[i]) & 0xC0) == 0x80; };
+  std::size_t head = std::size_t(maxChars - 3 + 1) / 2, tail = text.size() - std::size_t(maxChars - 3) / 2;
+  while (head > 0 && continuation(head)) --head;
+  while (continuation(tail)) ++tail;
+  return text.substr(0, head) + "..." + text.substr(tail);
 }
 
 }  // namespace penumbra::gui

@@ -28,5 +28,8 @@ double pixelsPerMm(vtkRenderer* renderer);
 
 /// `text` cut to at most `maxChars` characters with "..." at the end when longer.
 std::string elide(const std::string& text, int maxChars);
+/// `text` cut to at most `maxChars` characters with "..." in the middle when longer: for names,
+/// whose both ends tell them apart ("A: Plan 1 (CPU)" and "A: Plan 1 (CUDA)").
+std::string elideMiddle(const std::string& text, int maxChars);
 
 }  // namespace penumbra::gui

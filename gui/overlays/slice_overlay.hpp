@@ -31,6 +31,13 @@ public:
   /// size on screen (dashes) follow the zoom. Must not request a render.
   virtual void layout(int widthPx, int heightPx) {}
 
+  /// A handle the user drags with the left button (the swipe divider): true when display
+  /// pixel (x, y) (origin at the bottom left) is on it. The view then sends the drag to
+  /// dragHandleTo() instead of setting the crosshair or window/level.
+  virtual bool handleAt(double x, double y) const { return false; }
+  /// Moves the handle to display pixel (x, y) during such a drag.
+  virtual void dragHandleTo(double x, double y) {}
+
 signals:
   /// Emitted when the overlay changed what it draws.
   void renderRequested();

@@ -1,7 +1,8 @@
 // BatchRunner, --compare-screenshot FILE (issue 13, item 3): the first two dose sets of the
 // opened case (e.g. `--open-dose` on a folder with two RT Doses) compared with the Compare
 // panel's default criteria (gamma 3 %/3 mm global, 10 % cut-off) on the backend Auto picks,
-// shown side by side (A | B | gamma map) through A's maximum, with the Compare dock raised
+// shown side by side (A | B | gamma map; --compare-layout: swipe or checkerboard and the map)
+// through A's maximum, with the Compare dock raised
 // and given the right column's height (the beam's-eye view is hidden: there is no beam), and
 // the whole window saved once the DVHs of both sets are in the panel's table. Isodose lines
 // are turned off: a dose opened in batch mode keeps the default prescription (2 Gy), whose
@@ -50,6 +51,9 @@ void BatchRunner::runCompare() {
             const auto& scene = window_->viewState()->scene();
             window_->viewState()->setCrosshair(scene->grid().worldToIndex(g.indexToWorld(ijk)));
             ws->comparison()->setViewMode(CompareViewMode::Gamma);
+            ws->comparison()->setCompareLayout(options_.compareLayout == "swipe"          ? CompareLayout::Swipe
+                                               : options_.compareLayout == "checkerboard" ? CompareLayout::Checkerboard
+                                                                                          : CompareLayout::SideBySide);
             ws->comparison()->setSideBySide(true);
             ws->displaySettings()->setIsodosesVisible(false);
             whenDisplaysIdle([this] {

@@ -54,6 +54,9 @@ struct BatchOptions {
   QString dvhScreenshot;
   QString profilingScreenshot;
   QString compareScreenshot;
+  /// The compare views' layout in the compare screenshot: "side-by-side" (A | B | map, the
+  /// default), "swipe" or "checkerboard".
+  QString compareLayout = "side-by-side";
   int benchRenders = 0;
   bool benchLatency = false;
   /// Two beams (gantry 0 and 90) on the target, spots, the Optimise panel's job with its

@@ -101,6 +101,18 @@ bool SliceView::worldAt(QPoint pos, double world[3]) const {
   return true;
 }
 
+QPointF SliceView::displayPixelOf(QPoint pos) const {
+  const qreal dpr = devicePixelRatioF();
+  return QPointF(pos.x() * dpr, framebufferSizePx().height() - 1 - pos.y() * dpr);
+}
+
+SliceOverlay* SliceView::handleAt(QPoint pos) const {
+  const QPointF d = displayPixelOf(pos);
+  for (SliceOverlay* o : overlays_)
+    if (o->handleAt(d.x(), d.y())) return o;
+  return nullptr;
+}
+
 bool SliceView::indexAt(QPoint pos, Vec3& ijk) const {
   double world[3];
   if (!worldAt(pos, world)) return false;
@@ -154,6 +166,8 @@ void SliceView::mousePressEvent(QMouseEvent* e) {
   pressPos_ = lastPos_ = e->position().toPoint();
   if (e->button() == Qt::LeftButton && profile_ && profile_->toolActive() && indexAt(pressPos_, profileStart_)) {
     drag_ = Drag::Profile;
+  } else if (e->button() == Qt::LeftButton && (handle_ = handleAt(pressPos_))) {
+    drag_ = Drag::Handle;
   } else if (e->button() == Qt::LeftButton) {
     drag_ = (e->modifiers() & Qt::ShiftModifier) ? Drag::Crosshair : Drag::Pending;
     if (drag_ == Drag::Crosshair) setCrosshairAt(pressPos_);
@@ -202,7 +216,18 @@ void SliceView::mouseMoveEvent(QMouseEvent* e) {
       if ((pos - pressPos_).manhattanLength() > 3 && indexAt(pos, end)) profile_->setLine(orientation_, profileStart_, end);
       break;
     }
+    case Drag::Handle: {
+      const QPointF d = displayPixelOf(pos);
+      handle_->dragHandleTo(d.x(), d.y());
+      break;
+    }
     case Drag::None:
+      // A handle under the mouse says it can be dragged sideways (the only handle so far).
+      if (handleAt(pos))
+        setCursor(Qt::SplitHCursor);
+      else
+        unsetCursor();
+      break;
     case Drag::Pending: break;
   }
   lastPos_ = pos;
@@ -212,6 +237,7 @@ void SliceView::mouseMoveEvent(QMouseEvent* e) {
 void SliceView::mouseReleaseEvent(QMouseEvent* e) {
   if (e->button() == Qt::LeftButton && drag_ == Drag::Pending) setCrosshairAt(e->position().toPoint());
   drag_ = Drag::None;
+  handle_ = nullptr;
 }
 
 void SliceView::wheelEvent(QWheelEvent* e) {

@@ -7,6 +7,7 @@
 ///   wheel, PageUp/Down, Up/Down   previous / next slice
 ///   ctrl + wheel, right drag      zoom;  middle drag  pan;  R  reset the view
 ///   left drag with the Profile tool on (ProfileModel::toolActive)   draw a line profile
+///   left drag on an overlay's handle (the swipe divider)             move the handle
 #include <memory>
 #include <vector>
 
@@ -69,16 +70,21 @@ protected:
   void resizeEvent(QResizeEvent* e) override;
 
 private:
-  enum class Drag { None, Pending, WindowLevel, Crosshair, Pan, Zoom, Profile };
+  enum class Drag { None, Pending, WindowLevel, Crosshair, Pan, Zoom, Profile, Handle };
   bool worldAt(QPoint widgetPos, double world[3]) const;
   void zoomBy(double factor);
   void setCrosshairAt(QPoint widgetPos);
   void reportCursor(QPoint widgetPos);
+  /// The overlay whose handle is under `widgetPos` (null: none).
+  SliceOverlay* handleAt(QPoint widgetPos) const;
+  /// Display pixel (origin at the bottom left) of a widget position.
+  QPointF displayPixelOf(QPoint widgetPos) const;
 
   SliceOrientation orientation_;
   ViewState* state_;
   std::vector<SliceOverlay*> overlays_;  // owned as QObject children
   ProfileModel* profile_ = nullptr;
+  SliceOverlay* handle_ = nullptr;  // the overlay whose handle is being dragged
   Vec3 profileStart_{0, 0, 0};
   Drag drag_ = Drag::None;
   QPoint pressPos_, lastPos_;

@@ -154,16 +154,7 @@ private slots:
     window_->viewState()->setCrosshair(centre);
     SliceView* axial = window_->sliceView(SliceOrientation::Axial);
     axial->renderNow();
-    auto widgetPos = [&](Vec3 ijk) {
-      const auto p = scene->displayPoint(ijk);
-      vtkRenderer* ren = axial->renderer();
-      ren->SetWorldPoint(p[0], p[1], p[2], 1.0);
-      ren->WorldToDisplay();
-      double d[3];
-      ren->GetDisplayPoint(d);
-      const double dpr = axial->devicePixelRatioF();
-      return QPointF(d[0] / dpr, (axial->framebufferSizePx().height() - 1 - d[1]) / dpr);
-    };
+    auto widgetPos = [&](Vec3 ijk) { return test::widgetPosOf(axial, scene->displayPoint(ijk)); };
     const double du = 30.0 / scene->grid().spacing.x;  // 30 mm either side along x
     const QPointF p0 = widgetPos(centre - Vec3{du, 0, 0}), p1 = widgetPos(centre + Vec3{du, 0, 0});
     auto send = [&](QEvent::Type type, QPointF pos, Qt::MouseButton button, Qt::MouseButtons buttons) {

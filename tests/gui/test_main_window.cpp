@@ -33,6 +33,7 @@
 #include "gui/views/patient_tree.hpp"
 #include "gui/views/slice_view.hpp"
 #include "gui/views/vtk_view.hpp"
+#include "gui_test_support.hpp"
 #include "test_data.hpp"
 
 using namespace penumbra;
@@ -85,19 +86,6 @@ std::optional<QPointF> colourCentroid(const QImage& image, const std::array<std:
   }
   if (n == 0) return std::nullopt;
   return QPointF(sx / n, sy / n);
-}
-
-/// Widget position at which `view` shows the display-frame point `p` (the inverse of the
-/// view's own mouse-to-world mapping).
-QPoint widgetPosOf(SliceView* view, Vec3 p) {
-  vtkRenderer* r = view->renderer();
-  r->SetWorldPoint(p.x, p.y, p.z, 1.0);
-  r->WorldToDisplay();
-  double d[3];
-  r->GetDisplayPoint(d);
-  const double dpr = view->devicePixelRatioF();
-  const QSize px = view->framebufferSizePx();
-  return QPoint(int(std::lround(d[0] / dpr)), int(std::lround((px.height() - 1 - d[1]) / dpr)));
 }
 
 /// Parses "x X  y Y  z Z mm (LPS)" and "N HU" out of a cursor read-out.
@@ -402,12 +390,12 @@ private slots:
     SliceView* axial = window_->sliceView(SliceOrientation::Axial);
     Vec3 lps;
     int hu = 0;
-    const QString onPtv = axial->describePosition(widgetPosOf(axial, ptvCentre));
+    const QString onPtv = axial->describePosition(test::widgetPosOf(axial, {ptvCentre.x, ptvCentre.y, ptvCentre.z}).toPoint());
     QVERIFY2(parseReadout(onPtv, lps, hu), qPrintable(onPtv));
     QVERIFY2(std::abs(lps.x - ptvCentre.x) < 2 && std::abs(lps.y - ptvCentre.y) < 2 &&
                  std::abs(lps.z - ptvCentre.z) < 0.05 && hu == 0,
              qPrintable(onPtv));
-    const QString onAir = axial->describePosition(widgetPosOf(axial, airProbe));
+    const QString onAir = axial->describePosition(test::widgetPosOf(axial, {airProbe.x, airProbe.y, airProbe.z}).toPoint());
     QVERIFY2(parseReadout(onAir, lps, hu), qPrintable(onAir));
     QVERIFY2(std::abs(lps.x - airProbe.x) < 2 && hu == -1000, qPrintable(onAir));
 

@@ -59,16 +59,6 @@ int countColour(const QImage& image, QColor c, int tol = 3) {
   return n;
 }
 
-QPoint widgetPosOf(SliceView* view, const std::array<double, 3>& p) {
-  vtkRenderer* r = view->renderer();
-  r->SetWorldPoint(p[0], p[1], p[2], 1.0);
-  r->WorldToDisplay();
-  double d[3];
-  r->GetDisplayPoint(d);
-  const double dpr = view->devicePixelRatioF();
-  return QPoint(int(std::lround(d[0] / dpr)), int(std::lround((view->framebufferSizePx().height() - 1 - d[1]) / dpr)));
-}
-
 }  // namespace
 
 class PlanningTest : public QObject {
@@ -213,7 +203,7 @@ private slots:
     QVERIFY2(withLines > withoutLines + 30, qPrintable(QString("%1 vs %2").arg(withLines).arg(withoutLines)));
 
     // Dose under the cursor at the isocentre: about the prescription after normalisation.
-    const QPoint p = widgetPosOf(axial, scene->displayPoint(scene->grid().worldToIndex(centroid)));
+    const QPoint p = test::widgetPosOf(axial, scene->displayPoint(scene->grid().worldToIndex(centroid))).toPoint();
     QMouseEvent move(QEvent::MouseMove, QPointF(p), QPointF(axial->mapToGlobal(p)), Qt::NoButton, Qt::NoButton,
                      Qt::NoModifier);
     QApplication::sendEvent(axial, &move);
