@@ -10,13 +10,15 @@
 ///   shared memory, so that each warp keeps ~2.4 KB of the matrix in flight without registers:
 ///   the delta16 kernel, which loads into registers one group ahead, moved 59 % of the copy
 ///   bandwidth in real bytes on liver-1 and was latency-bound (docs/spmv-notes.md).
+/// - Rows: the next 32 row starts (first group, first column, row) are read once per block, one
+///   per lane; a ballot and an OR-reduction give the mask of groups that start a row.
 /// - Columns: a lane adds up its 8 steps (escapes come from a window of 32 escapes held one per
-///   lane, loaded a block ahead), an exclusive warp scan of those sums gives the column before
-///   its group, and the column chain of the task carries from block to block.
-/// - Sums: a lane sums its group's products in entry order (fma, double). Rows: the next 32 row
-///   starts are read once per block; a ballot tells which groups start a row. A lane keeps a
-///   running sum for the row that is open at the end of the block, so a row spanning many blocks
-///   is reduced across the warp once, when it ends; rows that start and end inside a block are
+///   lane, loaded a block ahead); a warp scan of those sums that restarts at row starts (from the
+///   row's first column - 1) gives the column before each group, and the chain carries from block
+///   to block.
+/// - Sums: a lane sums its group's products in entry order (fma, double). A lane keeps a running
+///   sum for the row that is open at the end of the block, so a row spanning many blocks is
+///   reduced across the warp once, when it ends; rows that start and end inside a block are
 ///   summed by a segmented scan. Fixed shuffle trees everywhere, no atomics: bitwise
 ///   reproducible. Rows cut between tasks leave their piece sums in `partials` (slot 2t for the
 ///   row that started before task t, 2t + 1 for the one that goes on after it) for
@@ -41,6 +43,7 @@ struct StepKernelView {
   const std::uint8_t* steps = nullptr;
   const std::uint32_t* escapes = nullptr;
   const std::uint32_t* rowFirstGroup = nullptr;
+  const std::uint32_t* rowFirstCol = nullptr;
   const std::int32_t* rowIndex = nullptr;
   const StepTask* tasks = nullptr;
   const EmptyRun* emptyRuns = nullptr;
@@ -143,7 +146,7 @@ PENUMBRA_SPMV_HD void runTask(W& w, const StepKernelView& v, std::uint32_t t, co
   bool haveCarried = startedBefore;
   std::int32_t carriedRow = startedBefore ? v.rowIndex[ordNext] : -1;
   if (startedBefore) ++ordNext;
-  std::uint32_t chain = 0xFFFFFFFFu;  // the encoder's chain start
+  std::uint32_t chain = 0xFFFFFFFFu;  // a piece's chain start (a row start resets it)
   double acc = 0.0;                   // this lane's share of the carried (open) row
 
   for (std::uint32_t b = 0; b < nBlocks; ++b) {
@@ -152,6 +155,7 @@ PENUMBRA_SPMV_HD void runTask(W& w, const StepKernelView& v, std::uint32_t t, co
     w.commit();
     const std::uint32_t g0 = gBegin + 32 * b, blockEnd = gEnd - g0 < 32 ? gEnd : g0 + 32;
     const std::uint32_t fg = v.rowFirstGroup[ordNext + lane];  // window of the next 32 row starts
+    const std::uint32_t fc = v.rowFirstCol[ordNext + lane];
     const std::int32_t ri = v.rowIndex[ordNext + lane];
     w.waitAllButNewest();
     w.syncwarp();  // other lanes' copies of the codes are complete and visible
@@ -165,6 +169,17 @@ PENUMBRA_SPMV_HD void runTask(W& w, const StepKernelView& v, std::uint32_t t, co
       if constexpr (Bits == 8) w.readStage(c, code);
       else w.readStage(c, code[0]);
     }
+
+    // Row starts in this block: window lanes 0..m-1 start a row at group fg - g0.
+    const bool isHead = fg < blockEnd;  // fg >= g0: rows before ordNext have started already
+    const std::uint32_t heads = w.ballot(isHead);
+    const int m = popc(heads);
+    const std::uint32_t headMask = heads ? w.reduceOr(isHead ? 1u << (fg - g0) : 0u) : 0u;
+    const std::uint32_t upTo = headMask & ((2u << lane) - 1u);  // heads at or before my group
+    const int segStart = upTo ? topBit(upTo) : -1;                 // my row's first lane here
+    const int head = upTo ? popc(upTo) - 1 : 0;                    // its window lane
+    const std::uint32_t firstCol = w.shfl(fc, head);
+
     std::uint32_t codes[8], steps[8];
     int escapesHere = 0;
     for (int k = 0; k < 8; ++k) {
@@ -185,11 +200,17 @@ PENUMBRA_SPMV_HD void runTask(W& w, const StepKernelView& v, std::uint32_t t, co
       cursor += w.shfl(incl, 31);
       escWin = cursor + lane < v.nEscapes ? v.escapes[cursor + lane] : 0u;  // next block's window
     }
+    // Column before my group: a scan of the step sums that restarts at every row start.
     std::uint32_t sum = 0;
     for (int k = 0; k < 8; ++k) sum += steps[k];
-    const std::uint32_t sumIncl = inclusiveScan(w, sum);
-    std::uint32_t col = chain + (sumIncl - sum);
-    chain += w.shfl(sumIncl, 31);
+    std::uint32_t c = (segStart == lane ? firstCol - 1u : 0u) + sum;
+    const int low = segStart > 0 ? segStart : 0;
+    for (int o = 1; o < 32; o <<= 1) {
+      const std::uint32_t up = w.shflUp(c, o);
+      if (lane - o >= low) c += up;
+    }
+    std::uint32_t col = c - sum + (segStart < 0 ? chain : 0u);
+    chain = w.shfl(c, 31) + (headMask ? 0u : chain);
     double xv[8];
     for (int k = 0; k < 8; ++k) {
       col += steps[k];
@@ -199,28 +220,22 @@ PENUMBRA_SPMV_HD void runTask(W& w, const StepKernelView& v, std::uint32_t t, co
     for (int k = 0; k < 8; ++k)
       if (codes[k] != 0) gs = fmaD(W::halfToDouble(std::uint16_t(val[k >> 1] >> (16 * (k & 1)))), xv[k], gs);
 
-    const bool isHead = fg < blockEnd;  // fg >= g0: rows before ordNext have started already
-    const std::uint32_t heads = w.ballot(isHead);
-    if (heads == 0) {  // the open row goes on through the whole block
+    if (m == 0) {  // the open row goes on through the whole block
       acc += gs;
       continue;
     }
-    const int m = popc(heads);
-    const std::uint32_t headMask = w.reduceOr(isHead ? 1u << (fg - g0) : 0u);
     const int h0 = lowBit(headMask), hLast = topBit(headMask);
     if (haveCarried) {  // the open row ends before the first head
       const double total = warpSum(w, acc + (lane < h0 ? gs : 0.0));
       if (lane == 0) writeRow(v, y, t, carriedRow, startedBefore, total);
     }
     if (m >= 2) {  // rows that start and end in this block
-      const std::uint32_t upTo = headMask & ((2u << lane) - 1u);
-      const int segStart = upTo ? topBit(upTo) : -1;
       double s = lane >= h0 && lane < hLast ? gs : 0.0;
       for (int o = 1; o < 32; o <<= 1) {
         const double up = w.shflUp(s, o);
-        if (lane >= o && lane - o >= segStart) s += up;
+        if (lane - o >= low) s += up;
       }
-      const std::int32_t segRow = w.shfl(ri, upTo ? popc(upTo) - 1 : 0);
+      const std::int32_t segRow = w.shfl(ri, head);
       if (lane >= h0 && lane < hLast && ((headMask >> (lane + 1)) & 1u)) y[segRow] = s * v.scale;
     }
     acc = lane >= hLast ? gs : 0.0;  // the last row of the block stays open

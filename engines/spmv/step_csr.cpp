@@ -12,9 +12,10 @@ namespace penumbra::spmv {
 
 namespace {
 
-constexpr std::uint32_t kChainStart = 0xFFFFFFFFu;  // column "before" a task's first entry
+constexpr std::uint32_t kChainStart = 0xFFFFFFFFu;  // column "before" a piece that starts mid-row
 
-/// Visits the entries of task t in stream order: fn(group, k, entry index in m, row ordinal).
+/// Visits the entries of task t in stream order: fn(group, k, entry index in m, row ordinal), with
+/// k the entry's place in its group (0 at a row start).
 template <typename F>
 void forEachEntry(const HalfCsr& m, const StepCsr& s, const StepTask& t, F&& fn) {
   for (std::uint32_t ord = t.ordBegin; s.rowFirstGroup[ord] < t.groupEnd; ++ord) {
@@ -71,6 +72,7 @@ StepCsr encodeStepCsr(const HalfCsr& m, const StepCsrOptions& options) {
     const std::int64_t len = m.rowPtr[std::size_t(r) + 1] - m.rowPtr[std::size_t(r)];
     if (len > 0) {
       s.rowFirstGroup.push_back(std::uint32_t(s.groups));
+      s.rowFirstCol.push_back(std::uint32_t(m.colIdx[std::size_t(m.rowPtr[std::size_t(r)])]));
       s.rowIndex.push_back(std::int32_t(r));
       s.groups += (len + G - 1) / G;
       PENUMBRA_REQUIRE(s.groups < (std::int64_t(1) << 32) - 4096, Unsupported,
@@ -87,20 +89,22 @@ StepCsr encodeStepCsr(const HalfCsr& m, const StepCsrOptions& options) {
     s.emptyRuns.push_back({std::int32_t(r), 1});
   }
   s.rowFirstGroup.insert(s.rowFirstGroup.end(), StepCsr::kSentinels, std::uint32_t(s.groups));
+  s.rowFirstCol.insert(s.rowFirstCol.end(), StepCsr::kSentinels, 0u);
   s.rowIndex.insert(s.rowIndex.end(), StepCsr::kSentinels, -1);
   s.taskGroups = options.taskGroups > 0 ? options.taskGroups
                                         : std::clamp<std::int64_t>((s.groups / 65536 + 31) / 32 * 32, 32, 1024);
   planTasks(s);
 
-  // Pass 1: escapes of every task at both widths (a step escapes when it is 0 - only across
-  // rows - or at least the escape code).
+  // Pass 1: escapes of every task at both widths (a step escapes when it is at least the escape
+  // code, or 0, which cannot happen inside a row).
   const int threads = resolveThreads(options.threads);
   const std::size_t nTasks = s.tasks.size(), chunk = 64;
   std::vector<std::uint32_t> esc4(nTasks), esc8(nTasks);
   parallelFor((nTasks + chunk - 1) / chunk, threads, {}, [&](std::size_t c, int) {
     for (std::size_t t = c * chunk; t < std::min(nTasks, (c + 1) * chunk); ++t) {
       std::uint32_t prev = kChainStart, n4 = 0, n8 = 0;
-      forEachEntry(m, s, s.tasks[t], [&](std::int64_t, int, std::int64_t e, std::uint32_t) {
+      forEachEntry(m, s, s.tasks[t], [&](std::int64_t g, int k, std::int64_t e, std::uint32_t ord) {
+        if (g == s.rowFirstGroup[ord] && k == 0) prev = s.rowFirstCol[ord] - 1;
         const std::uint32_t step = std::uint32_t(m.colIdx[std::size_t(e)]) - prev;
         prev = std::uint32_t(m.colIdx[std::size_t(e)]);
         n4 += step == 0 || step >= 15;
@@ -134,7 +138,8 @@ StepCsr encodeStepCsr(const HalfCsr& m, const StepCsrOptions& options) {
   parallelFor((nTasks + chunk - 1) / chunk, threads, {}, [&](std::size_t c, int) {
     for (std::size_t t = c * chunk; t < std::min(nTasks, (c + 1) * chunk); ++t) {
       std::uint32_t prev = kChainStart, next = s.tasks[t].escBegin;
-      forEachEntry(m, s, s.tasks[t], [&](std::int64_t g, int k, std::int64_t e, std::uint32_t) {
+      forEachEntry(m, s, s.tasks[t], [&](std::int64_t g, int k, std::int64_t e, std::uint32_t ord) {
+        if (g == s.rowFirstGroup[ord] && k == 0) prev = s.rowFirstCol[ord] - 1;
         const std::uint32_t step = std::uint32_t(m.colIdx[std::size_t(e)]) - prev;
         prev = std::uint32_t(m.colIdx[std::size_t(e)]);
         std::uint32_t code = step;
@@ -162,6 +167,7 @@ void decodeTasks(const StepCsr& s, std::size_t t0, std::size_t t1, F&& fn) {
     std::uint32_t col = kChainStart, esc = task.escBegin, ord = task.ordBegin;
     for (std::uint32_t g = task.groupBegin; g < task.groupEnd; ++g) {
       while (s.rowFirstGroup[ord + 1] <= g) ++ord;
+      if (g == s.rowFirstGroup[ord]) col = s.rowFirstCol[ord] - 1;
       for (int k = 0; k < StepCsr::kGroup; ++k) {
         const std::uint32_t code =
             s.stepBits == 8 ? s.steps[std::size_t(g) * 8 + std::size_t(k)]
@@ -226,7 +232,7 @@ StepCsrBytes stepCsrBytes(const StepCsr& s) {
   b.values = 2.0 * StepCsr::kGroup * double(s.groups);
   b.steps = double(s.stepBits) * double(s.groups);
   b.escapes = 4.0 * double(s.escapes.size());
-  b.rowInfo = 8.0 * double(s.nonEmptyRows());
+  b.rowInfo = 12.0 * double(s.nonEmptyRows());
   // Task records, empty runs, and the split rows' per-task sums (written, then read back).
   b.tasks = 16.0 * double(s.tasks.size()) + 8.0 * double(s.emptyRuns.size()) + 12.0 * double(s.splitRows.size());
   for (const SplitRow& r : s.splitRows) b.tasks += 16.0 * double(r.lastTask - r.firstTask + 1);
@@ -236,7 +242,7 @@ StepCsrBytes stepCsrBytes(const StepCsr& s) {
 
 double stepCsrDeviceBytes(const StepCsr& s) {
   return 2.0 * double(s.values.size()) + double(s.steps.size()) + 4.0 * double(s.escapes.size()) +
-         4.0 * double(s.rowFirstGroup.size() + s.rowIndex.size()) + 16.0 * double(s.tasks.size()) * 2 +
+         4.0 * double(s.rowFirstGroup.size() * 3) + 16.0 * double(s.tasks.size()) * 2 +
          12.0 * double(s.splitRows.size()) + 8.0 * double(s.emptyRuns.size());
 }
 

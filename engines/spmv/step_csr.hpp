@@ -19,13 +19,17 @@
 ///   1 .. E-1 = the column is the previous column + code; E (15 or 255) = escape: the step is the
 ///   next uint32 of `escapes` (taken in stream order). Steps are uint32 and wrap mod 2^32, so any
 ///   jump (backwards across rows, 2^31 - 1 forward) is exact.
+/// - Rows: rowFirstGroup / rowFirstCol / rowIndex for the non-empty rows in order (a row ends
+///   where the next one starts), followed by kSentinels entries (rowFirstGroup = groups), so that
+///   a warp may read a window of 32 rows past the last one. The column chain restarts at every
+///   row start from rowFirstCol - 1 (so a row's first code is 1): 4 B per row, as the escape that a
+///   jump back from the previous row's last column would cost, but decoded with the row starts
+///   that the kernel reads anyway instead of through the escape path in nearly every block of a
+///   matrix of short rows. Empty rows are runs written as zeros.
 /// - Tasks: the group stream is cut into warp tasks of about `taskGroups` groups at row starts; a
-///   row longer than that is cut into pieces, each its own task. The column chain restarts at
-///   0xFFFFFFFF at every task start (so the first step is column + 1), which lets every task be
-///   decoded on its own: a task carries its first group, end, first escape and first row.
-/// - Rows: rowFirstGroup / rowIndex for the non-empty rows in order (a row ends where the next
-///   one starts), each followed by kSentinels entries (rowFirstGroup = groups), so that a warp may
-///   read a window of 32 rows past the last one. Empty rows are runs written as zeros.
+///   row longer than that is cut into pieces, each its own task. A piece that starts inside a row
+///   restarts the chain at 0xFFFFFFFF (its first step, column + 1, is an escape unless small), so
+///   every task decodes on its own: a task carries its first group, end, first escape and row.
 /// - Rows cut into pieces are listed in splitRows: the kernel leaves each piece's sum in a
 ///   per-task slot and a second launch adds the pieces in task order.
 #include <cstdint>
@@ -66,6 +70,7 @@ struct StepCsr {
   std::vector<std::uint8_t> steps;    ///< (groups + kSlackGroups) * stepBits
   std::vector<std::uint32_t> escapes;
   std::vector<std::uint32_t> rowFirstGroup;  ///< non-empty rows + kSentinels
+  std::vector<std::uint32_t> rowFirstCol;    ///< non-empty rows + kSentinels (sentinels: 0)
   std::vector<std::int32_t> rowIndex;        ///< non-empty rows + kSentinels (sentinels: -1)
   std::vector<StepTask> tasks;
   std::vector<SplitRow> splitRows;

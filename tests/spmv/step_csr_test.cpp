@@ -109,18 +109,21 @@ TEST(StepCsr, RoundTripsTheProtonEngineMatrix) {
 }
 
 TEST(StepCsr, EscapesExactlyWhereTheStepDoesNotFit) {
-  // Row 0 of columnGaps(): steps 254, 255, 256, 65535, 65536, 2^24 + 3, 14, 15, 1, 13, 16, 2^30,
-  // then up to the largest column; the task's first step is 5 + 1.
+  // Row 0 of columnGaps(): from column 5, steps 254, 255, 256, 65535, 65536, 2^24 + 3, 14, 15, 1,
+  // 13, 16, 2^30, then up to the largest column. Rows restart from their first column, so the
+  // jumps between rows (0, backwards, up to 2^31 - 1) cost no escape.
   const HalfCsr m = columnGaps();
   const StepCsr s8 = encodeStepCsr(m, {8, 0, 1}), s4 = encodeStepCsr(m, {4, 0, 1});
   ASSERT_EQ(s8.tasks.size(), 1u);
-  const std::vector<std::uint32_t> first8 = {255, 256, 65535, 65536, (1u << 24) + 3, 1u << 30};
-  for (std::size_t k = 0; k < first8.size(); ++k) EXPECT_EQ(s8.escapes[k], first8[k]) << k;
-  const std::vector<std::uint32_t> first4 = {254, 255, 256, 65535, 65536, (1u << 24) + 3, 15, 16, 1u << 30};
-  for (std::size_t k = 0; k < first4.size(); ++k) EXPECT_EQ(s4.escapes[k], first4[k]) << k;
-  EXPECT_EQ(s8.steps[0], 6);    // column 5 from the chain start 0xFFFFFFFF
+  const std::uint32_t last = std::uint32_t(INT32_MAX) - (5u + 254 + 255 + 256 + 65535 + 65536 + (1u << 24) + 3 + 14 + 15 + 1 + 13 + 16 + (1u << 30));
+  const std::vector<std::uint32_t> esc8 = {255, 256, 65535, 65536, (1u << 24) + 3, 1u << 30, last};
+  EXPECT_EQ(s8.escapes, esc8);
+  const std::vector<std::uint32_t> esc4 = {254, 255, 256, 65535, 65536, (1u << 24) + 3, 15, 16, 1u << 30, last, 15};
+  EXPECT_EQ(s4.escapes, esc4);  // the last: 30 -> 45 in row 2
+  EXPECT_EQ(s8.rowFirstCol[0], 5u);
+  EXPECT_EQ(s8.steps[0], 1);    // a row's first code: its first column from rowFirstCol - 1
   EXPECT_EQ(s8.steps[1], 254);  // the largest step that is not escaped
-  EXPECT_EQ(s4.steps[0] & 15, 6);
+  EXPECT_EQ(s4.steps[0] & 15, 1);
 }
 
 TEST(StepCsr, WidthIsTheOneWithFewerBytesAndEncodingIgnoresThreads) {

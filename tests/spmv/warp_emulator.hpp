@@ -192,6 +192,7 @@ inline StepKernelView hostView(const StepCsr& s, std::vector<double>& partials) 
   v.steps = s.steps.data();
   v.escapes = s.escapes.data();
   v.rowFirstGroup = s.rowFirstGroup.data();
+  v.rowFirstCol = s.rowFirstCol.data();
   v.rowIndex = s.rowIndex.data();
   v.tasks = s.tasks.data();
   v.emptyRuns = s.emptyRuns.data();
