@@ -153,5 +153,24 @@ TEST(StepCsr, LongRowsAreSplitIntoTasksOfAtMostTheTaskSize) {
   EXPECT_EQ(s.escapes.size(), 12u);
 }
 
+TEST(StepCsr, RealBytesCountWhatTheKernelsRead) {
+  const HalfCsr m = randomCsr(3000, 200000, 300, 9, true, 0.4);  // wide delta16 slices, empty rows
+  const Delta16Columns cols = buildDelta16Columns(m, 2);
+  const RowBins bins = buildRowBins(m, 4096);
+  ASSERT_GT(cols.wideSlices(), 0);
+  EXPECT_EQ(delta16RealBytes(m),
+            delta16RealBytes(m.rows, m.cols, m.nnz(), std::int64_t(cols.slices.size()), cols.wideSlices(),
+                             std::int64_t(bins.longRows.size() + bins.warpRows.size()), std::int64_t(bins.emptyRuns.size())));
+  const StepCsr s = encodeStepCsr(m, {8, 64, 2});
+  const StepCsrBytes b = stepCsrBytes(s);
+  EXPECT_EQ(b.values, 16.0 * double(s.groups));
+  EXPECT_EQ(b.steps, 8.0 * double(s.groups));
+  EXPECT_EQ(b.escapes, 4.0 * double(s.escapes.size()));
+  EXPECT_EQ(b.rowInfo, 12.0 * double(s.nonEmptyRows()));
+  EXPECT_EQ(b.vectors, 8.0 * double(m.rows + m.cols));
+  EXPECT_GT(b.tasks, 16.0 * double(s.tasks.size()));
+  EXPECT_EQ(b.total(), b.matrix() + b.vectors);
+}
+
 }  // namespace
 }  // namespace penumbra::spmv
