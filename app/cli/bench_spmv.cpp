@@ -17,8 +17,9 @@
 // Environment (for scripts/spmv-tune): PENUMBRA_SPMV_CASES="prostate-1,liver-1,..." limits the
 // cases; PENUMBRA_SPMV_VARIANTS="v8u1s32t4096,v8u1s16t4096" lists csr_spmv_binned_delta16
 // configurations (entries per load, loads in flight, lanes per row, long-row threshold; default
-// Delta16Config{}); PENUMBRA_SPMV_STEP_VARIANTS="s0t0,s8t256" lists StepCsr encodings for
-// csr_spmv_segmented_steps (step bits 4 or 8, groups per task; 0: the encoder's choice).
+// Delta16Config{}); PENUMBRA_SPMV_STEP_VARIANTS="s0t0l1,s8t256l2" lists csr_spmv_segmented_steps
+// variants (StepCsr step bits 4 or 8 and groups per task, 0: the encoder's choice; lanes per
+// group 1 or 2; default: both lane mappings on the encoder's choice).
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -65,11 +66,11 @@ Delta16Config parseConfig(const std::string& s) {  // "v8u1s32t4096"
   return c;
 }
 
-StepCsrOptions parseStepVariant(const std::string& s) {  // "s4t256"
+StepCsrOptions parseStepVariant(const std::string& s) {  // "s4t256l2"
   StepCsrOptions o;
   long long t = 0;
-  if (std::sscanf(s.c_str(), "s%dt%lld", &o.stepBits, &t) != 2)
-    PENUMBRA_THROW(InvalidArgument, "bench spmv: bad step variant '" + s + "' (expected e.g. s0t0 or s4t256)");
+  if (std::sscanf(s.c_str(), "s%dt%lldl%d", &o.stepBits, &t, &o.lanesPerGroup) != 3)
+    PENUMBRA_THROW(InvalidArgument, "bench spmv: bad step variant '" + s + "' (expected e.g. s0t0l1 or s4t256l2)");
   o.taskGroups = t;
   return o;
 }
@@ -141,7 +142,7 @@ std::vector<BenchRow> benchSpmv(int reps) {
   for (const auto& v : splitList(std::getenv("PENUMBRA_SPMV_VARIANTS"), Delta16Config{}.name()))
     configs.push_back(parseConfig(v));
   std::vector<StepCsrOptions> stepVariants;
-  for (const auto& v : splitList(std::getenv("PENUMBRA_SPMV_STEP_VARIANTS"), "s0t0")) stepVariants.push_back(parseStepVariant(v));
+  for (const auto& v : splitList(std::getenv("PENUMBRA_SPMV_STEP_VARIANTS"), "s0t0l1,s0t0l2")) stepVariants.push_back(parseStepVariant(v));
   std::string why;
   const bool gpu = !queryCudaDevices(&why).empty();
   if (!gpu) std::cout << "spmv: CUDA rows skipped, no usable GPU (" << why << "); CPU reference only\n";

@@ -4,7 +4,8 @@
 /// CPU emulation of a warp (tests/spmv/warp_emulator.hpp), so that the CPU tests run the kernel's
 /// own logic and the GPU tests can ask for the emulation's result bit for bit.
 ///
-/// One warp per task; the task's groups pass in blocks of 32, one group (8 entries) per lane:
+/// One warp per task; the task's groups pass in blocks of 32, one group (8 entries) per lane (or
+/// blocks of 16, a group per two lanes: runTask's LanesPerGroup):
 /// - Streams: values (16 B per lane) and step codes (the block's 128 or 256 B, as 16-byte pieces)
 ///   are copied asynchronously (cp.async) kStages - 1 blocks ahead into this warp's part of
 ///   shared memory, so that each warp keeps ~2.4 KB of the matrix in flight without registers:
@@ -106,15 +107,17 @@ PENUMBRA_SPMV_HD std::uint32_t inclusiveScan(W& w, std::uint32_t v) {
   return v;
 }
 
-/// Starts the copies of block [g0, g0 + 32) of the task (groups >= gEnd are not copied) into
-/// stage `stage`: each lane its group's values, lanes 0.. the 16-byte pieces covering the codes.
-template <int Bits, class W>
+/// Starts the copies of block [g0, g0 + 32 / LanesPerGroup) of the task (groups >= gEnd are not copied)
+/// into stage `stage`: lane i the values of group i, lanes 0.. the 16-byte pieces covering the
+/// block's codes.
+template <int Bits, int LanesPerGroup, class W>
 PENUMBRA_SPMV_HD void issueBlock(W& w, const StepKernelView& v, std::uint32_t g0, std::uint32_t gEnd, int stage) {
+  constexpr int G = 32 / LanesPerGroup;
   unsigned char* st = w.stage(stage);
   const int lane = w.lane();
-  if (g0 + std::uint32_t(lane) < gEnd) w.copyAsync16(st + 16 * lane, v.values + (std::uint64_t(g0) + lane) * 8);
+  if (lane < G && g0 + std::uint32_t(lane) < gEnd) w.copyAsync16(st + 16 * lane, v.values + (std::uint64_t(g0) + lane) * 8);
   const std::uint64_t first = std::uint64_t(g0) * Bits, base = first & ~std::uint64_t(15);
-  const int pieces = int((first + 32 * Bits - base + 15) / 16);
+  const int pieces = int((first + G * Bits - base + 15) / 16);
   if (lane < pieces) w.copyAsync16(st + kValueBytes + 16 * lane, v.steps + base + 16 * std::uint64_t(lane));
 }
 
@@ -127,16 +130,21 @@ PENUMBRA_SPMV_HD void writeRow(const StepKernelView& v, double* y, std::uint32_t
 }
 
 /// Task t of v, by the 32 lanes of w (every lane must call it: the shuffles name all 32).
-template <int Bits, class W>
+/// LanesPerGroup lanes share a group (1: 8 entries per lane, blocks of 32 groups; 2: 4 entries per lane,
+/// blocks of 16 groups, so that one gather instruction spans 128 entries instead of 256 and
+/// touches half the cache lines, for twice the per-block work).
+template <int Bits, int LanesPerGroup, class W>
 PENUMBRA_SPMV_HD void runTask(W& w, const StepKernelView& v, std::uint32_t t, const double* x, double* y) {
+  static_assert(LanesPerGroup == 1 || LanesPerGroup == 2, "one or two lanes per group");
   constexpr std::uint32_t E = (1u << Bits) - 1;
-  const int lane = w.lane();
+  constexpr int G = 32 / LanesPerGroup, EPL = 8 / LanesPerGroup;  // groups per block, entries per lane
+  const int lane = w.lane(), grp = lane / LanesPerGroup, part = lane % LanesPerGroup;
   const StepTask task = v.tasks[t];
   const std::uint32_t gBegin = task.groupBegin, gEnd = task.groupEnd;
-  const std::uint32_t nBlocks = (gEnd - gBegin + 31) / 32;
+  const std::uint32_t nBlocks = (gEnd - gBegin + G - 1) / G;
   w.syncwarp();  // the stages may still be read by a lane finishing an earlier task
   for (int s = 0; s < kStages - 1; ++s) {
-    if (std::uint32_t(s) < nBlocks) issueBlock<Bits>(w, v, gBegin + 32 * std::uint32_t(s), gEnd, s);
+    if (std::uint32_t(s) < nBlocks) issueBlock<Bits, LanesPerGroup>(w, v, gBegin + G * std::uint32_t(s), gEnd, s);
     w.commit();  // one group per block, empty or not, so that the wait below counts blocks
   }
   std::uint32_t cursor = task.escBegin;
@@ -151,38 +159,44 @@ PENUMBRA_SPMV_HD void runTask(W& w, const StepKernelView& v, std::uint32_t t, co
 
   for (std::uint32_t b = 0; b < nBlocks; ++b) {
     w.syncwarp();  // all lanes are done with the stage that the next copy overwrites
-    if (b + kStages - 1 < nBlocks) issueBlock<Bits>(w, v, gBegin + 32 * (b + kStages - 1), gEnd, int((b + kStages - 1) % kStages));
+    if (b + kStages - 1 < nBlocks)
+      issueBlock<Bits, LanesPerGroup>(w, v, gBegin + G * (b + kStages - 1), gEnd, int((b + kStages - 1) % kStages));
     w.commit();
-    const std::uint32_t g0 = gBegin + 32 * b, blockEnd = gEnd - g0 < 32 ? gEnd : g0 + 32;
+    const std::uint32_t g0 = gBegin + G * b, blockEnd = gEnd - g0 < std::uint32_t(G) ? gEnd : g0 + G;
     const std::uint32_t fg = v.rowFirstGroup[ordNext + lane];  // window of the next 32 row starts
     const std::uint32_t fc = v.rowFirstCol[ordNext + lane];
     const std::int32_t ri = v.rowIndex[ordNext + lane];
     w.waitAllButNewest();
     w.syncwarp();  // other lanes' copies of the codes are complete and visible
 
-    const bool valid = g0 + std::uint32_t(lane) < gEnd;
+    const bool valid = g0 + std::uint32_t(grp) < gEnd;
     const unsigned char* st = w.stage(int(b % kStages));
     std::uint32_t val[4] = {0, 0, 0, 0}, code[2] = {0, 0};
     if (valid) {
-      w.readStage(st + 16 * lane, val);
-      const unsigned char* c = st + kValueBytes + ((std::uint64_t(g0) * Bits) & 15) + Bits * lane;
+      w.readStage(st + 16 * grp, val);
+      const unsigned char* c = st + kValueBytes + ((std::uint64_t(g0) * Bits) & 15) + Bits * grp;
       if constexpr (Bits == 8) w.readStage(c, code);
       else w.readStage(c, code[0]);
     }
+    if constexpr (LanesPerGroup == 2) {  // my half of the group: entries 4 * part .. 4 * part + 3
+      val[0] = part ? val[2] : val[0];
+      val[1] = part ? val[3] : val[1];
+      code[0] = Bits == 8 ? (part ? code[1] : code[0]) : code[0] >> (16 * part);
+    }
 
-    // Row starts in this block: window lanes 0..m-1 start a row at group fg - g0.
+    // Row starts in this block: window lanes 0..m-1 start a row at group fg - g0, lane LanesPerGroup x that.
     const bool isHead = fg < blockEnd;  // fg >= g0: rows before ordNext have started already
     const std::uint32_t heads = w.ballot(isHead);
     const int m = popc(heads);
-    const std::uint32_t headMask = heads ? w.reduceOr(isHead ? 1u << (fg - g0) : 0u) : 0u;
-    const std::uint32_t upTo = headMask & ((2u << lane) - 1u);  // heads at or before my group
+    const std::uint32_t headMask = heads ? w.reduceOr(isHead ? 1u << ((fg - g0) * LanesPerGroup) : 0u) : 0u;
+    const std::uint32_t upTo = headMask & ((2u << lane) - 1u);  // row starts at or before my lane
     const int segStart = upTo ? topBit(upTo) : -1;                 // my row's first lane here
     const int head = upTo ? popc(upTo) - 1 : 0;                    // its window lane
     const std::uint32_t firstCol = w.shfl(fc, head);
 
-    std::uint32_t codes[8], steps[8];
+    std::uint32_t codes[EPL], steps[EPL];
     int escapesHere = 0;
-    for (int k = 0; k < 8; ++k) {
+    for (int k = 0; k < EPL; ++k) {
       codes[k] = Bits == 8 ? (code[k >> 2] >> (8 * (k & 3))) & 0xFFu : (code[0] >> (4 * k)) & 0xFu;
       escapesHere += codes[k] == E;
       steps[k] = codes[k];
@@ -190,7 +204,7 @@ PENUMBRA_SPMV_HD void runTask(W& w, const StepKernelView& v, std::uint32_t t, co
     if (w.any(escapesHere != 0)) {
       const std::uint32_t incl = inclusiveScan(w, std::uint32_t(escapesHere));
       std::uint32_t r = incl - std::uint32_t(escapesHere);  // this lane's first escape in the block
-      for (int k = 0; k < 8; ++k) {
+      for (int k = 0; k < EPL; ++k) {
         const std::uint32_t fromWindow = w.shfl(escWin, int(r & 31u));
         if (codes[k] == E) {
           steps[k] = r < 32 ? fromWindow : v.escapes[cursor + r];  // > 32 escapes: rare
@@ -202,7 +216,7 @@ PENUMBRA_SPMV_HD void runTask(W& w, const StepKernelView& v, std::uint32_t t, co
     }
     // Column before my group: a scan of the step sums that restarts at every row start.
     std::uint32_t sum = 0;
-    for (int k = 0; k < 8; ++k) sum += steps[k];
+    for (int k = 0; k < EPL; ++k) sum += steps[k];
     std::uint32_t c = (segStart == lane ? firstCol - 1u : 0u) + sum;
     const int low = segStart > 0 ? segStart : 0;
     for (int o = 1; o < 32; o <<= 1) {
@@ -211,13 +225,13 @@ PENUMBRA_SPMV_HD void runTask(W& w, const StepKernelView& v, std::uint32_t t, co
     }
     std::uint32_t col = c - sum + (segStart < 0 ? chain : 0u);
     chain = w.shfl(c, 31) + (headMask ? 0u : chain);
-    double xv[8];
-    for (int k = 0; k < 8; ++k) {
+    double xv[EPL];
+    for (int k = 0; k < EPL; ++k) {
       col += steps[k];
       xv[k] = codes[k] != 0 ? w.gatherX(x, col) : 0.0;
     }
-    double gs = 0.0;  // this group's products, in entry order
-    for (int k = 0; k < 8; ++k)
+    double gs = 0.0;  // this lane's products, in entry order
+    for (int k = 0; k < EPL; ++k)
       if (codes[k] != 0) gs = fmaD(W::halfToDouble(std::uint16_t(val[k >> 1] >> (16 * (k & 1)))), xv[k], gs);
 
     if (m == 0) {  // the open row goes on through the whole block
@@ -259,7 +273,7 @@ PENUMBRA_SPMV_HD void writeEmptyRun(W& w, const StepKernelView& v, std::uint32_t
   for (int k = w.lane(); k < r.count; k += 32) y[r.first + k] = 0.0 * v.scale;
 }
 
-/// Split row i: its pieces added in task order, then scaled.
+/// LanesPerGroup row i: its pieces added in task order, then scaled.
 PENUMBRA_SPMV_HD void finishSplitRow(const StepKernelView& v, std::uint32_t i, double* y) {
   const SplitRow r = v.splitRows[i];
   double s = v.partials[2 * std::uint64_t(r.firstTask) + 1];

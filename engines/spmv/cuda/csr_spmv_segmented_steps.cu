@@ -74,7 +74,7 @@ struct DeviceWarp {
   }
 };
 
-template <int Bits>
+template <int Bits, int LanesPerGroup>
 __global__ void __launch_bounds__(kBlock, 4)
     csr_spmv_segmented_steps(const StepKernelView v, const double* __restrict__ x, double* __restrict__ y) {
   __shared__ __align__(16) unsigned char stages[kWarps][ss::kStages * ss::kStageBytes];
@@ -83,7 +83,7 @@ __global__ void __launch_bounds__(kBlock, 4)
   DeviceWarp w{stages[warp], int(threadIdx.x & 31)};
   if (blockIdx.x < taskBlocks) {
     const std::uint64_t t = std::uint64_t(blockIdx.x) * kWarps + warp;
-    if (t < v.nTasks) ss::runTask<Bits>(w, v, std::uint32_t(t), x, y);
+    if (t < v.nTasks) ss::runTask<Bits, LanesPerGroup>(w, v, std::uint32_t(t), x, y);
     return;
   }
   const std::uint64_t i = (blockIdx.x - taskBlocks) * kWarps + warp;
@@ -97,10 +97,13 @@ __global__ void __launch_bounds__(kBlock) csr_spmv_segmented_steps_split_rows(co
 }
 
 using MainFn = void (*)(const StepKernelView, const double*, double*);
-MainFn pick(int bits) {
-  if (bits == 4) return &csr_spmv_segmented_steps<4>;
-  if (bits == 8) return &csr_spmv_segmented_steps<8>;
-  PENUMBRA_THROW(InvalidArgument, "csr_spmv_segmented_steps: steps of " + std::to_string(bits) + " bits");
+MainFn pick(int bits, int lanesPerGroup) {
+  if (bits == 4 && lanesPerGroup == 1) return &csr_spmv_segmented_steps<4, 1>;
+  if (bits == 8 && lanesPerGroup == 1) return &csr_spmv_segmented_steps<8, 1>;
+  if (bits == 4 && lanesPerGroup == 2) return &csr_spmv_segmented_steps<4, 2>;
+  if (bits == 8 && lanesPerGroup == 2) return &csr_spmv_segmented_steps<8, 2>;
+  PENUMBRA_THROW(InvalidArgument, "csr_spmv_segmented_steps: no variant for steps of " + std::to_string(bits) +
+                                      " bits and " + std::to_string(lanesPerGroup) + " lanes per group");
 }
 
 std::uint64_t gridOf(const StepKernelView& v) {
@@ -109,12 +112,14 @@ std::uint64_t gridOf(const StepKernelView& v) {
 
 }  // namespace
 
-LaunchShape segmentedStepsShape(const StepKernelView& v, int stepBits) {
-  return {int(std::min<std::uint64_t>(gridOf(v), INT32_MAX)), kBlock, reinterpret_cast<const void*>(pick(stepBits))};
+LaunchShape segmentedStepsShape(const StepKernelView& v, int stepBits, int lanesPerGroup) {
+  return {int(std::min<std::uint64_t>(gridOf(v), INT32_MAX)), kBlock,
+          reinterpret_cast<const void*>(pick(stepBits, lanesPerGroup))};
 }
 
-void launchSegmentedSteps(const StepKernelView& v, int stepBits, const double* x, double* y, cudaStream_t stream) {
-  const MainFn fn = pick(stepBits);
+void launchSegmentedSteps(const StepKernelView& v, int stepBits, int lanesPerGroup, const double* x, double* y,
+                          cudaStream_t stream) {
+  const MainFn fn = pick(stepBits, lanesPerGroup);
   const std::uint64_t grid = gridOf(v);
   PENUMBRA_REQUIRE(grid <= INT32_MAX, Unsupported, "csr_spmv_segmented_steps: too many tasks");
   if (grid == 0) return;

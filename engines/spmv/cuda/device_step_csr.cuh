@@ -13,8 +13,12 @@ class DeviceStepCsr {
   using DeviceBuffer = ::penumbra::cuda::DeviceBuffer<T>;
 
 public:
-  explicit DeviceStepCsr(const StepCsr& s)
-      : stepBits_(s.stepBits), taskGroups_(s.taskGroups), bytes_(stepCsrBytes(s)), deviceBytes_(stepCsrDeviceBytes(s)) {
+  DeviceStepCsr(const StepCsr& s, int lanesPerGroup)
+      : stepBits_(s.stepBits),
+        lanesPerGroup_(lanesPerGroup),
+        taskGroups_(s.taskGroups),
+        bytes_(stepCsrBytes(s)),
+        deviceBytes_(stepCsrDeviceBytes(s)) {
     put(values_, s.values);
     put(steps_, s.steps);
     put(escapes_, s.escapes);
@@ -44,6 +48,7 @@ public:
 
   const StepKernelView& view() const { return view_; }
   int stepBits() const { return stepBits_; }
+  int lanesPerGroup() const { return lanesPerGroup_; }
   std::int64_t taskGroups() const { return taskGroups_; }
   const StepCsrBytes& bytes() const { return bytes_; }
   double deviceBytes() const { return deviceBytes_; }
@@ -53,7 +58,7 @@ private:
   static void put(DeviceBuffer<T>& b, const std::vector<T>& host) {
     if (!host.empty()) b.upload(host);
   }
-  int stepBits_;
+  int stepBits_, lanesPerGroup_;
   std::int64_t taskGroups_;
   StepCsrBytes bytes_;
   double deviceBytes_;

@@ -119,7 +119,7 @@ CudaSpmvMatrix::CudaSpmvMatrix(const HalfCsr& m, const SpmvLayouts& layouts, Del
   put(s.wideHigh, cols.wideHigh);
   if (layouts.baseline) put(s.colIdx, m.colIdx);
   s.uploadBins(bins);
-  if (layouts.steps) s.steps = std::make_unique<cuda::DeviceStepCsr>(stepCsr);
+  if (layouts.steps) s.steps = std::make_unique<cuda::DeviceStepCsr>(stepCsr, stepOptions.lanesPerGroup);
   s.source = &m;
 }
 
@@ -163,7 +163,7 @@ void CudaSpmvMatrix::apply(const double* dX, double* dY, SpmvKernel k, void* str
     cuda::launchWarpPerRow(s.values.get(), s.colIdx.get(), s.rowPtr.get(), s.rows, s.scale, dX, dY, st);
   } else if (k == SpmvKernel::SegmentedSteps) {
     PENUMBRA_REQUIRE(s.steps, InvalidArgument, "SpMV: csr_spmv_segmented_steps needs the steps layout");
-    cuda::launchSegmentedSteps(s.steps->view(), s.steps->stepBits(), dX, dY, st);
+    cuda::launchSegmentedSteps(s.steps->view(), s.steps->stepBits(), s.steps->lanesPerGroup(), dX, dY, st);
   } else {
     PENUMBRA_REQUIRE(s.layouts.delta16, InvalidArgument, "SpMV: csr_spmv_binned_delta16 needs the delta16 layout");
     cuda::launchDelta16(s.view(), s.config.entriesPerLoad, s.config.loadsInFlight, s.config.lanesPerRow,
@@ -188,14 +188,16 @@ KernelProfile CudaSpmvMatrix::describe(SpmvKernel k) const {
     PENUMBRA_REQUIRE(s.steps, InvalidArgument, "SpMV: csr_spmv_segmented_steps needs the steps layout");
   const cuda::LaunchShape shape =
       k == SpmvKernel::WarpPerRow       ? cuda::warpPerRowShape(s.rows)
-      : k == SpmvKernel::SegmentedSteps ? cuda::segmentedStepsShape(s.steps->view(), s.steps->stepBits())
+      : k == SpmvKernel::SegmentedSteps ? cuda::segmentedStepsShape(s.steps->view(), s.steps->stepBits(),
+                                                                    s.steps->lanesPerGroup())
                                         : cuda::delta16Shape(s.view(), s.config.entriesPerLoad, s.config.loadsInFlight,
                                                              s.config.lanesPerRow, s.config.minBlocksPerSm);
   KernelProfile p;
   p.kernel = kernelName(k);
   p.variant = k == SpmvKernel::WarpPerRow       ? std::string("paper")
               : k == SpmvKernel::SegmentedSteps ? "s" + std::to_string(s.steps->stepBits()) + "t" +
-                                                      std::to_string(s.steps->taskGroups())
+                                                      std::to_string(s.steps->taskGroups()) + "l" +
+                                                      std::to_string(s.steps->lanesPerGroup())
                                                 : s.config.name();
   p.backend = "cuda";
   p.device = s.device;

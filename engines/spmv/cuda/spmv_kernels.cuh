@@ -40,9 +40,10 @@ LaunchShape delta16Shape(const Delta16View& v, int entriesPerLoad, int loadsInFl
 void launchDelta16(const Delta16View& v, int entriesPerLoad, int loadsInFlight, int lanesPerRow,
                    int minBlocksPerSm, const double* x, double* y, cudaStream_t stream);
 
-/// stepBits 4 or 8 (the StepCsr's width). Launches the main kernel and, when rows are cut between
-/// tasks, the kernel that adds their pieces.
-LaunchShape segmentedStepsShape(const StepKernelView& v, int stepBits);
-void launchSegmentedSteps(const StepKernelView& v, int stepBits, const double* x, double* y, cudaStream_t stream);
+/// stepBits 4 or 8 (the StepCsr's width), lanesPerGroup 1 or 2. Launches the main kernel and, when
+/// rows are cut between tasks, the kernel that adds their pieces.
+LaunchShape segmentedStepsShape(const StepKernelView& v, int stepBits, int lanesPerGroup);
+void launchSegmentedSteps(const StepKernelView& v, int stepBits, int lanesPerGroup, const double* x, double* y,
+                          cudaStream_t stream);
 
 }  // namespace penumbra::spmv::cuda
