@@ -1,7 +1,7 @@
 // csr_spmv_segmented_steps on the GPU (label gpu; skips without a device), against the CPU: on
 // seeded random matrices and their transposes, the synthetic dose matrix, the awkward shapes of
-// issue 14 and the proton engine's matrix, at both step widths and with small tasks (rows cut
-// between tasks). Each case asks for
+// issue 14 and the proton engine's matrix, at both step widths, one and two lanes per group and
+// with small tasks (rows cut between tasks). Each case asks for
 // - the contract of the delta16 kernel's tests: every row written (outputs poisoned with NaN
 //   first), max |gpu - cpu| / max |cpu| < 1e-12 against multiplyCpu, non-zero where the
 //   reference is, 100 repeats equal bit for bit;
@@ -60,7 +60,7 @@ void checkOne(const HalfCsr& a, const std::string& what, const StepCsrOptions& o
     EXPECT_GT(most, 0.0) << what;
   }
   std::vector<double> emulated(std::size_t(a.rows));
-  ASSERT_EQ(emulateSegmentedSteps(encodeStepCsr(a, o), x.data(), emulated.data()), 0) << what;
+  ASSERT_EQ(emulateSegmentedSteps(encodeStepCsr(a, o), x.data(), emulated.data(), o.lanesPerGroup), 0) << what;
   EXPECT_EQ(0, std::memcmp(y.data(), emulated.data(), y.size() * sizeof(double))) << what << ": differs from the emulation";
   bool same = true;
   for (int r = 0; r < repeats && same; ++r) {
@@ -70,12 +70,13 @@ void checkOne(const HalfCsr& a, const std::string& what, const StepCsrOptions& o
   EXPECT_TRUE(same) << what << ": not bitwise reproducible";
 }
 
-/// Both widths (and the given task size) on A and on A with small-integer values.
+/// Both widths and lane mappings (and the given task size) on A and on A with small-integer values.
 void checkSegmentedSteps(const HalfCsr& a, const std::string& name, std::uint32_t seed, std::int64_t taskGroups = 0,
                          int repeats = 100) {
-  for (int bits : {4, 8}) {
-    const StepCsrOptions o{bits, taskGroups, 0};
-    const std::string what = name + " (bits " + std::to_string(bits) + ", task " + std::to_string(taskGroups) + ")";
+  for (const auto& [bits, lanes] : {std::pair{4, 1}, std::pair{8, 1}, std::pair{4, 2}, std::pair{8, 2}}) {
+    const StepCsrOptions o{bits, taskGroups, 0, lanes};
+    const std::string what = name + " (bits " + std::to_string(bits) + ", task " + std::to_string(taskGroups) +
+                             ", " + std::to_string(lanes) + " lanes per group)";
     checkOne(a, what, o, seed, repeats);
     const HalfCsr ai = integerValued(a);
     std::vector<double> xi(std::size_t(a.cols)), ref(std::size_t(a.rows)), y(std::size_t(a.rows));

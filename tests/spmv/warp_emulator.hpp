@@ -207,9 +207,10 @@ inline StepKernelView hostView(const StepCsr& s, std::vector<double>& partials) 
   return v;
 }
 
-/// y = A x by csr_spmv_segmented_steps' algorithm, every task and empty run by one emulated warp,
-/// then the split rows; y is poisoned with NaN first. Returns the number of out-of-range gathers.
-inline std::int64_t emulateSegmentedSteps(const StepCsr& s, const double* x, double* y) {
+/// y = A x by csr_spmv_segmented_steps' algorithm (lanesPerGroup 1 or 2), every task and empty run
+/// by one emulated warp, then the split rows; y is poisoned with NaN first. Returns the number of
+/// out-of-range gathers.
+inline std::int64_t emulateSegmentedSteps(const StepCsr& s, const double* x, double* y, int lanesPerGroup = 1) {
   std::fill(y, y + s.rows, std::nan(""));
   std::vector<double> partials;
   const StepKernelView v = hostView(s, partials);
@@ -218,8 +219,10 @@ inline std::int64_t emulateSegmentedSteps(const StepCsr& s, const double* x, dou
   LaneFibers fibers([&](int l) {
     EmulatedWarp w(shared, l);
     for (std::uint32_t t = 0; t < v.nTasks; ++t) {
-      if (s.stepBits == 4) segmented_steps::runTask<4>(w, v, t, x, y);
-      else segmented_steps::runTask<8>(w, v, t, x, y);
+      if (s.stepBits == 4 && lanesPerGroup == 1) segmented_steps::runTask<4, 1>(w, v, t, x, y);
+      else if (s.stepBits == 8 && lanesPerGroup == 1) segmented_steps::runTask<8, 1>(w, v, t, x, y);
+      else if (s.stepBits == 4) segmented_steps::runTask<4, 2>(w, v, t, x, y);
+      else segmented_steps::runTask<8, 2>(w, v, t, x, y);
     }
     for (std::uint32_t i = 0; i < v.nEmpty; ++i) segmented_steps::writeEmptyRun(w, v, i, y);
   });
