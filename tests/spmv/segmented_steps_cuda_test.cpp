@@ -97,7 +97,7 @@ void checkSegmentedSteps(const HalfCsr& a, const std::string& name, std::uint32_
   }
 }
 
-TEST(SegmentedStepsCuda, RandomMatricesAndTheirTransposes) {
+TEST(SpmvSegmentedStepsCuda, RandomMatricesAndTheirTransposes) {
   REQUIRE_GPU();
   for (std::uint32_t seed : {1u, 2u, 3u}) {
     const HalfCsr a = randomCsr(3000 + seed * 777, 1000 + seed * 13, 600, seed);
@@ -106,13 +106,13 @@ TEST(SegmentedStepsCuda, RandomMatricesAndTheirTransposes) {
   }
 }
 
-TEST(SegmentedStepsCuda, EveryMatrixOfTheSpmvTests) {
+TEST(SpmvSegmentedStepsCuda, EveryMatrixOfTheSpmvTests) {
   REQUIRE_GPU();
   std::uint32_t seed = 200;
   for (const auto& [name, m] : existingTestMatrices()) checkSegmentedSteps(m, name, ++seed, 0, 5);
 }
 
-TEST(SegmentedStepsCuda, AwkwardShapes) {
+TEST(SpmvSegmentedStepsCuda, AwkwardShapes) {
   REQUIRE_GPU();
   std::uint32_t seed = 300;
   for (const auto& [name, m] : awkwardMatrices()) {
@@ -132,7 +132,7 @@ TEST(SegmentedStepsCuda, AwkwardShapes) {
   checkSegmentedSteps(hugeRow(1000000), "one row of 1e6 in pieces of 32 groups", 313, 32, 10);
 }
 
-TEST(SegmentedStepsCuda, ProtonEngineMatrixAndEngineApi) {
+TEST(SpmvSegmentedStepsCuda, ProtonEngineMatrixAndEngineApi) {
   REQUIRE_GPU();
   proton::ProtonPhantomCase pc = proton::makeRandomPhantomCase(11, 32);
   proton::ProtonDoseRequest r;

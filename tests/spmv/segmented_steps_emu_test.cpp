@@ -49,21 +49,21 @@ void expectEmulationMatches(const HalfCsr& m, const std::string& name, const Ste
   }
 }
 
-TEST(SegmentedStepsEmulated, SpmvTestMatricesAtBothWidths) {
+TEST(SpmvSegmentedStepsEmulated, SpmvTestMatricesAtBothWidths) {
   for (const auto& [name, m] : existingTestMatrices()) {
     if (m.nnz() > 400000) continue;  // the emulation takes ~ms per block of 256 entries
     for (int bits : {4, 8}) expectEmulationMatches(m, name, {bits, 0, 2});
   }
 }
 
-TEST(SegmentedStepsEmulated, SmallTasksCutRowsBetweenTasks) {
+TEST(SpmvSegmentedStepsEmulated, SmallTasksCutRowsBetweenTasks) {
   const HalfCsr m = randomCsr(600, 5000, 900, 31, true, 0.3);
   for (int bits : {4, 8})
     for (std::int64_t task : {32, 33, 64, 100}) expectEmulationMatches(m, "random 600x5000", {bits, task, 2});
   expectEmulationMatches(transpose(m), "random 600x5000^T", {0, 32, 2});
 }
 
-TEST(SegmentedStepsEmulated, AwkwardShapes) {
+TEST(SpmvSegmentedStepsEmulated, AwkwardShapes) {
   for (const auto& [name, m] : awkwardMatrices()) {
     if (m.cols > 10000000) continue;  // columnGaps: x would not fit; checked on a narrow copy below
     for (int bits : {4, 8}) expectEmulationMatches(m, name, {bits, 32, 2});
@@ -81,7 +81,7 @@ TEST(SegmentedStepsEmulated, AwkwardShapes) {
   for (int bits : {4, 8}) expectEmulationMatches(fromRows(300000, {sparse, sparse, {}, sparse}), "escapes only", {bits, 0, 2});
 }
 
-TEST(SegmentedStepsEmulated, OneLongRowInManyPieces) {
+TEST(SpmvSegmentedStepsEmulated, OneLongRowInManyPieces) {
   for (int bits : {4, 8}) expectEmulationMatches(hugeRow(20000), "one row of 20000", {bits, 64, 2});
 }
 

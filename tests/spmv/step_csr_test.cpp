@@ -83,17 +83,17 @@ void expectRoundTrips(const HalfCsr& m, const std::string& name) {
     for (std::int64_t task : {0, 32, 96}) expectRoundTrip(m, name, {bits, task, 2});
 }
 
-TEST(StepCsr, RoundTripsEveryMatrixOfTheSpmvTests) {
+TEST(SpmvStepCsr, RoundTripsEveryMatrixOfTheSpmvTests) {
   for (const auto& [name, m] : existingTestMatrices()) expectRoundTrips(m, name);
 }
 
-TEST(StepCsr, RoundTripsAwkwardShapes) {
+TEST(SpmvStepCsr, RoundTripsAwkwardShapes) {
   for (const auto& [name, m] : awkwardMatrices()) expectRoundTrips(m, name);
   const HalfCsr huge = hugeRow(1000000);
   for (int bits : {4, 8}) expectRoundTrip(huge, "one row of 1e6", {bits, 0, 0});
 }
 
-TEST(StepCsr, RoundTripsTheProtonEngineMatrix) {
+TEST(SpmvStepCsr, RoundTripsTheProtonEngineMatrix) {
   proton::ProtonPhantomCase pc = proton::makeRandomPhantomCase(11, 32);
   proton::ProtonDoseRequest r;
   r.ct = std::make_shared<CtVolume>(pc.ct);
@@ -108,7 +108,7 @@ TEST(StepCsr, RoundTripsTheProtonEngineMatrix) {
   expectRoundTrips(transpose(d), "proton random phantom^T");
 }
 
-TEST(StepCsr, EscapesExactlyWhereTheStepDoesNotFit) {
+TEST(SpmvStepCsr, EscapesExactlyWhereTheStepDoesNotFit) {
   // Row 0 of columnGaps(): from column 5, steps 254, 255, 256, 65535, 65536, 2^24 + 3, 14, 15, 1,
   // 13, 16, 2^30, then up to the largest column. Rows restart from their first column, so the
   // jumps between rows (0, backwards, up to 2^31 - 1) cost no escape.
@@ -126,7 +126,7 @@ TEST(StepCsr, EscapesExactlyWhereTheStepDoesNotFit) {
   EXPECT_EQ(s4.steps[0] & 15, 1);
 }
 
-TEST(StepCsr, WidthIsTheOneWithFewerBytesAndEncodingIgnoresThreads) {
+TEST(SpmvStepCsr, WidthIsTheOneWithFewerBytesAndEncodingIgnoresThreads) {
   // Dose-like rows (steps 1..3): 4 bits. Random columns over 200 000: 8 bits.
   const HalfCsr dose = makeSyntheticDoseMatrix(scaled(prostate1Spec(), 1.0 / 50), 2);
   EXPECT_EQ(encodeStepCsr(dose).stepBits, 4);
@@ -139,7 +139,7 @@ TEST(StepCsr, WidthIsTheOneWithFewerBytesAndEncodingIgnoresThreads) {
   EXPECT_EQ(0, std::memcmp(a.tasks.data(), b.tasks.data(), a.tasks.size() * sizeof(StepTask)));
 }
 
-TEST(StepCsr, LongRowsAreSplitIntoTasksOfAtMostTheTaskSize) {
+TEST(SpmvStepCsr, LongRowsAreSplitIntoTasksOfAtMostTheTaskSize) {
   const HalfCsr huge = hugeRow(100000);  // row 39: 12 500 groups; rows 0..38 and 40..69 empty
   const StepCsr s = encodeStepCsr(huge, {8, 1024, 0});
   ASSERT_EQ(s.splitRows.size(), 1u);
@@ -153,7 +153,7 @@ TEST(StepCsr, LongRowsAreSplitIntoTasksOfAtMostTheTaskSize) {
   EXPECT_EQ(s.escapes.size(), 12u);
 }
 
-TEST(StepCsr, RealBytesCountWhatTheKernelsRead) {
+TEST(SpmvStepCsr, RealBytesCountWhatTheKernelsRead) {
   const HalfCsr m = randomCsr(3000, 200000, 300, 9, true, 0.4);  // wide delta16 slices, empty rows
   const Delta16Columns cols = buildDelta16Columns(m, 2);
   const RowBins bins = buildRowBins(m, 4096);
