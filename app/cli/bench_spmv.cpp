@@ -70,7 +70,8 @@ StepCsrOptions parseStepVariant(const std::string& s) {  // "s4t256l2"
   StepCsrOptions o;
   long long t = 0;
   if (std::sscanf(s.c_str(), "s%dt%lldl%d", &o.stepBits, &t, &o.lanesPerGroup) != 3)
-    PENUMBRA_THROW(InvalidArgument, "bench spmv: bad step variant '" + s + "' (expected e.g. s0t0l1 or s4t256l2)");
+    PENUMBRA_THROW(InvalidArgument,
+                   "bench spmv: bad step variant '" + s + "' (expected e.g. s0t0l1 or s4t256l2)");
   o.taskGroups = t;
   return o;
 }
@@ -118,17 +119,21 @@ struct SummaryLine {
 };
 
 /// The real bytes per non-zero of each layout, from the matrix and its StepCsr (no GPU needed).
-void printLayoutBytes(const std::string& name, const std::string& tag, const HalfCsr& a, const StepCsr& s,
-                      double encodeS) {
-  const double n = double(std::max<std::int64_t>(a.nnz(), 1)), vectors = 8.0 * double(a.rows + a.cols);
+void printLayoutBytes(const std::string& name, const std::string& tag, const HalfCsr& a,
+                      const StepCsr& s, double encodeS) {
+  const double n = double(std::max<std::int64_t>(a.nnz(), 1)),
+               vectors = 8.0 * double(a.rows + a.cols);
   const StepCsrBytes b = stepCsrBytes(s);
-  std::printf("spmv: %s %s real bytes per non-zero (y and x included): paper %.3f, delta16 %.3f, steps %.3f "
-              "(%d-bit: values %.3f + steps %.3f + escapes %.3f + row starts %.3f + tasks %.3f + vectors %.3f; "
-              "%.2f %% of entries escaped, %zu tasks of <= %lld groups, %zu rows cut; encoded in %.1f s)\n",
-              name.c_str(), tag.c_str(), (6.0 * n + 8.0 * double(a.rows + 1) + vectors) / n, delta16RealBytes(a) / n,
-              b.total() / n, s.stepBits, b.values / n, b.steps / n, b.escapes / n, b.rowInfo / n, b.tasks / n,
-              b.vectors / n, 100.0 * double(s.escapes.size()) / n, s.tasks.size(), (long long)s.taskGroups,
-              s.splitRows.size(), encodeS);
+  std::printf(
+      "spmv: %s %s real bytes per non-zero (y and x included): paper %.3f, delta16 %.3f, steps "
+      "%.3f "
+      "(%d-bit: values %.3f + steps %.3f + escapes %.3f + row starts %.3f + tasks %.3f + vectors "
+      "%.3f; "
+      "%.2f %% of entries escaped, %zu tasks of <= %lld groups, %zu rows cut; encoded in %.1f s)\n",
+      name.c_str(), tag.c_str(), (6.0 * n + 8.0 * double(a.rows + 1) + vectors) / n,
+      delta16RealBytes(a) / n, b.total() / n, s.stepBits, b.values / n, b.steps / n, b.escapes / n,
+      b.rowInfo / n, b.tasks / n, b.vectors / n, 100.0 * double(s.escapes.size()) / n,
+      s.tasks.size(), (long long)s.taskGroups, s.splitRows.size(), encodeS);
   std::fflush(stdout);
 }
 
@@ -142,7 +147,8 @@ std::vector<BenchRow> benchSpmv(int reps) {
   for (const auto& v : splitList(std::getenv("PENUMBRA_SPMV_VARIANTS"), Delta16Config{}.name()))
     configs.push_back(parseConfig(v));
   std::vector<StepCsrOptions> stepVariants;
-  for (const auto& v : splitList(std::getenv("PENUMBRA_SPMV_STEP_VARIANTS"), "s0t0l1,s0t0l2")) stepVariants.push_back(parseStepVariant(v));
+  for (const auto& v : splitList(std::getenv("PENUMBRA_SPMV_STEP_VARIANTS"), "s0t0l1,s0t0l2"))
+    stepVariants.push_back(parseStepVariant(v));
   std::string why;
   const bool gpu = !queryCudaDevices(&why).empty();
   if (!gpu) std::cout << "spmv: CUDA rows skipped, no usable GPU (" << why << "); CPU reference only\n";
@@ -207,24 +213,28 @@ std::vector<BenchRow> benchSpmv(int reps) {
         p.variant = tag + "/" + p.variant;
         p.peakBandwidthGBs = peak;
         const double vsBase = base.profile.medianMs / p.medianMs, vsCus = cus.profile.medianMs / p.medianMs;
-        const double realGBs = run.realBytes / (p.medianMs * 1e6), realPct = peak > 0 ? 100 * realGBs / peak : 0.0;
+        const double realGBs = run.realBytes / (p.medianMs * 1e6),
+                     realPct = peak > 0 ? 100 * realGBs / peak : 0.0;
         const double perNnz = run.realBytes / double(std::max<std::int64_t>(a.nnz(), 1));
         BenchRow r{"spmv", name, p, fmt("%.0f GB/s", p.gbPerS()),
                    fmt("%.1f GFLOP/s", p.gflopPerS()) + fmt(", x%.2f vs baseline", vsBase) +
-                       fmt(", x%.2f vs cuSPARSE", vsCus) + (run.bitwiseRepeat ? ", bitwise repeat" : ", NOT bitwise repeat") +
+                       fmt(", x%.2f vs cuSPARSE", vsCus) +
+                       (run.bitwiseRepeat ? ", bitwise repeat" : ", NOT bitwise repeat") +
                        fmt(", rel err %.2g", run.relError) + fmt(", real %.3f B/nnz", perNnz) +
-                       fmt(" = %.0f GB/s", realGBs) + fmt(" = %.1f %% of the measured copy bandwidth", realPct) + extra};
+                       fmt(" = %.0f GB/s", realGBs) +
+                       fmt(" = %.1f %% of the measured copy bandwidth", realPct) + extra};
         r.speedupVsBaseline = vsBase;
         r.speedupVsCpu = cpu.medianMs / p.medianMs;
         r.accuracy = run.relError;
         r.accuracyWhat = "max |gpu - cpu| / max |cpu|";
         rows.push_back(r);
         char line[320];
-        std::snprintf(line, sizeof line,
-                      "%-10s %-3s %-24s %-12s %8.3f %7.0f %6.1f %6.3f %7.0f %6.1f %7.2f %7.2f %-3s %8.1e", name.c_str(),
-                      tag.c_str(), run.profile.kernel.c_str(), run.profile.variant.c_str(), p.medianMs, p.gbPerS(),
-                      peak > 0 ? 100 * p.gbPerS() / peak : 0.0, perNnz, realGBs, realPct, vsBase, vsCus,
-                      run.bitwiseRepeat ? "yes" : "NO", run.relError);
+        std::snprintf(
+            line, sizeof line,
+            "%-10s %-3s %-24s %-12s %8.3f %7.0f %6.1f %6.3f %7.0f %6.1f %7.2f %7.2f %-3s %8.1e",
+            name.c_str(), tag.c_str(), run.profile.kernel.c_str(), run.profile.variant.c_str(),
+            p.medianMs, p.gbPerS(), peak > 0 ? 100 * p.gbPerS() / peak : 0.0, perNnz, realGBs,
+            realPct, vsBase, vsCus, run.bitwiseRepeat ? "yes" : "NO", run.relError);
         summary.push_back({line});
       };
       addRow(base, ", the paper's kernel");
@@ -239,11 +249,15 @@ std::vector<BenchRow> benchSpmv(int reps) {
     }
   }
   if (!summary.empty()) {
-    std::printf("\nSpMV side by side (GB/s and %%peak on the issue's 6 B/nnz + 12 B/row + 8 B/col; B/nnz, real GB/s and "
-                "%%BW on the bytes each kernel really moves; %%peak and %%BW of the %.0f GB/s copy measured now)\n",
-                peak);
-    std::printf("%-10s %-3s %-24s %-12s %8s %7s %6s %6s %7s %6s %7s %7s %-3s %8s\n", "case", "op", "kernel", "variant",
-                "ms", "GB/s", "%peak", "B/nnz", "realGB/s", "%BW", "x base", "x cuSP", "bit", "rel err");
+    std::printf(
+        "\nSpMV side by side (GB/s and %%peak on the issue's 6 B/nnz + 12 B/row + 8 B/col; B/nnz, "
+        "real GB/s and "
+        "%%BW on the bytes each kernel really moves; %%peak and %%BW of the %.0f GB/s copy "
+        "measured now)\n",
+        peak);
+    std::printf("%-10s %-3s %-24s %-12s %8s %7s %6s %6s %7s %6s %7s %7s %-3s %8s\n", "case", "op",
+                "kernel", "variant", "ms", "GB/s", "%peak", "B/nnz", "realGB/s", "%BW", "x base",
+                "x cuSP", "bit", "rel err");
     for (const auto& s : summary) std::printf("%s\n", s.text.c_str());
     std::fflush(stdout);
   }

@@ -118,7 +118,8 @@ SpmvMemoryEstimate estimateDeviceBytes(std::int64_t rows, std::int64_t cols, std
     if (layouts.baseline) b += 4 * n;
     if (layouts.steps) {
       const double padded = double(nnz) + 7.0 * double(r) + 8.0 * 64;
-      b += 3 * padded + 4.0 * double(nnz) + 12.0 * double(r + 32) + 32.0 * (padded / 8 / 32 + double(r) + 1);
+      b += 3 * padded + 4.0 * double(nnz) + 12.0 * double(r + 32) +
+           32.0 * (padded / 8 / 32 + double(r) + 1);
     }
     return b;
   };

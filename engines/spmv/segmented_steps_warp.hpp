@@ -58,7 +58,8 @@ namespace segmented_steps {
 
 constexpr int kStages = 4;  ///< blocks in flight per warp: 3 ahead of the one in use
 constexpr int kValueBytes = 32 * 16;
-constexpr int kStageBytes = kValueBytes + 32 * 8 + 16;  ///< values + codes of 8-bit steps, unaligned
+constexpr int kStageBytes =
+    kValueBytes + 32 * 8 + 16;  ///< values + codes of 8-bit steps, unaligned
 
 PENUMBRA_SPMV_HD int popc(std::uint32_t v) {
 #ifdef __CUDA_ARCH__
@@ -107,44 +108,52 @@ PENUMBRA_SPMV_HD std::uint32_t inclusiveScan(W& w, std::uint32_t v) {
   return v;
 }
 
-/// Starts the copies of block [g0, g0 + 32 / LanesPerGroup) of the task (groups >= gEnd are not copied)
-/// into stage `stage`: lane i the values of group i, lanes 0.. the 16-byte pieces covering the
-/// block's codes.
+/// Starts the copies of block [g0, g0 + 32 / LanesPerGroup) of the task (groups >= gEnd are not
+/// copied) into stage `stage`: lane i the values of group i, lanes 0.. the 16-byte pieces covering
+/// the block's codes.
 template <int Bits, int LanesPerGroup, class W>
-PENUMBRA_SPMV_HD void issueBlock(W& w, const StepKernelView& v, std::uint32_t g0, std::uint32_t gEnd, int stage) {
+PENUMBRA_SPMV_HD void issueBlock(W& w, const StepKernelView& v, std::uint32_t g0,
+                                 std::uint32_t gEnd, int stage) {
   constexpr int G = 32 / LanesPerGroup;
   unsigned char* st = w.stage(stage);
   const int lane = w.lane();
-  if (lane < G && g0 + std::uint32_t(lane) < gEnd) w.copyAsync16(st + 16 * lane, v.values + (std::uint64_t(g0) + lane) * 8);
+  if (lane < G && g0 + std::uint32_t(lane) < gEnd)
+    w.copyAsync16(st + 16 * lane, v.values + (std::uint64_t(g0) + lane) * 8);
   const std::uint64_t first = std::uint64_t(g0) * Bits, base = first & ~std::uint64_t(15);
   const int pieces = int((first + G * Bits - base + 15) / 16);
-  if (lane < pieces) w.copyAsync16(st + kValueBytes + 16 * lane, v.steps + base + 16 * std::uint64_t(lane));
+  if (lane < pieces)
+    w.copyAsync16(st + kValueBytes + 16 * lane, v.steps + base + 16 * std::uint64_t(lane));
 }
 
 /// Writes a finished row: its sum scaled into y, or, for a row that started in an earlier task,
 /// into the task's slot (finishSplitRow() adds the pieces).
-PENUMBRA_SPMV_HD void writeRow(const StepKernelView& v, double* y, std::uint32_t t, std::int32_t row, bool startedBefore,
-                              double sum) {
-  if (startedBefore) v.partials[2 * std::uint64_t(t)] = sum;
-  else y[row] = sum * v.scale;
+PENUMBRA_SPMV_HD void writeRow(const StepKernelView& v, double* y, std::uint32_t t,
+                               std::int32_t row, bool startedBefore, double sum) {
+  if (startedBefore)
+    v.partials[2 * std::uint64_t(t)] = sum;
+  else
+    y[row] = sum * v.scale;
 }
 
 /// Task t of v, by the 32 lanes of w (every lane must call it: the shuffles name all 32).
-/// LanesPerGroup lanes share a group (1: 8 entries per lane, blocks of 32 groups; 2: 4 entries per lane,
-/// blocks of 16 groups, so that one gather instruction spans 128 entries instead of 256 and
+/// LanesPerGroup lanes share a group (1: 8 entries per lane, blocks of 32 groups; 2: 4 entries per
+/// lane, blocks of 16 groups, so that one gather instruction spans 128 entries instead of 256 and
 /// touches half the cache lines, for twice the per-block work).
 template <int Bits, int LanesPerGroup, class W>
-PENUMBRA_SPMV_HD void runTask(W& w, const StepKernelView& v, std::uint32_t t, const double* x, double* y) {
+PENUMBRA_SPMV_HD void runTask(W& w, const StepKernelView& v, std::uint32_t t, const double* x,
+                              double* y) {
   static_assert(LanesPerGroup == 1 || LanesPerGroup == 2, "one or two lanes per group");
   constexpr std::uint32_t E = (1u << Bits) - 1;
-  constexpr int G = 32 / LanesPerGroup, EPL = 8 / LanesPerGroup;  // groups per block, entries per lane
+  constexpr int G = 32 / LanesPerGroup,
+                EPL = 8 / LanesPerGroup;  // groups per block, entries per lane
   const int lane = w.lane(), grp = lane / LanesPerGroup, part = lane % LanesPerGroup;
   const StepTask task = v.tasks[t];
   const std::uint32_t gBegin = task.groupBegin, gEnd = task.groupEnd;
   const std::uint32_t nBlocks = (gEnd - gBegin + G - 1) / G;
   w.syncwarp();  // the stages may still be read by a lane finishing an earlier task
   for (int s = 0; s < kStages - 1; ++s) {
-    if (std::uint32_t(s) < nBlocks) issueBlock<Bits, LanesPerGroup>(w, v, gBegin + G * std::uint32_t(s), gEnd, s);
+    if (std::uint32_t(s) < nBlocks)
+      issueBlock<Bits, LanesPerGroup>(w, v, gBegin + G * std::uint32_t(s), gEnd, s);
     w.commit();  // one group per block, empty or not, so that the wait below counts blocks
   }
   std::uint32_t cursor = task.escBegin;
@@ -160,9 +169,11 @@ PENUMBRA_SPMV_HD void runTask(W& w, const StepKernelView& v, std::uint32_t t, co
   for (std::uint32_t b = 0; b < nBlocks; ++b) {
     w.syncwarp();  // all lanes are done with the stage that the next copy overwrites
     if (b + kStages - 1 < nBlocks)
-      issueBlock<Bits, LanesPerGroup>(w, v, gBegin + G * (b + kStages - 1), gEnd, int((b + kStages - 1) % kStages));
+      issueBlock<Bits, LanesPerGroup>(w, v, gBegin + G * (b + kStages - 1), gEnd,
+                                      int((b + kStages - 1) % kStages));
     w.commit();
-    const std::uint32_t g0 = gBegin + G * b, blockEnd = gEnd - g0 < std::uint32_t(G) ? gEnd : g0 + G;
+    const std::uint32_t g0 = gBegin + G * b,
+                        blockEnd = gEnd - g0 < std::uint32_t(G) ? gEnd : g0 + G;
     const std::uint32_t fg = v.rowFirstGroup[ordNext + lane];  // window of the next 32 row starts
     const std::uint32_t fc = v.rowFirstCol[ordNext + lane];
     const std::int32_t ri = v.rowIndex[ordNext + lane];
@@ -175,8 +186,10 @@ PENUMBRA_SPMV_HD void runTask(W& w, const StepKernelView& v, std::uint32_t t, co
     if (valid) {
       w.readStage(st + 16 * grp, val);
       const unsigned char* c = st + kValueBytes + ((std::uint64_t(g0) * Bits) & 15) + Bits * grp;
-      if constexpr (Bits == 8) w.readStage(c, code);
-      else w.readStage(c, code[0]);
+      if constexpr (Bits == 8)
+        w.readStage(c, code);
+      else
+        w.readStage(c, code[0]);
     }
     if constexpr (LanesPerGroup == 2) {  // my half of the group: entries 4 * part .. 4 * part + 3
       val[0] = part ? val[2] : val[0];
@@ -184,14 +197,16 @@ PENUMBRA_SPMV_HD void runTask(W& w, const StepKernelView& v, std::uint32_t t, co
       code[0] = Bits == 8 ? (part ? code[1] : code[0]) : code[0] >> (16 * part);
     }
 
-    // Row starts in this block: window lanes 0..m-1 start a row at group fg - g0, lane LanesPerGroup x that.
+    // Row starts in this block: window lanes 0..m-1 start a row at group fg - g0, at lane
+    // LanesPerGroup x (fg - g0).
     const bool isHead = fg < blockEnd;  // fg >= g0: rows before ordNext have started already
     const std::uint32_t heads = w.ballot(isHead);
     const int m = popc(heads);
-    const std::uint32_t headMask = heads ? w.reduceOr(isHead ? 1u << ((fg - g0) * LanesPerGroup) : 0u) : 0u;
+    const std::uint32_t headMask =
+        heads ? w.reduceOr(isHead ? 1u << ((fg - g0) * LanesPerGroup) : 0u) : 0u;
     const std::uint32_t upTo = headMask & ((2u << lane) - 1u);  // row starts at or before my lane
-    const int segStart = upTo ? topBit(upTo) : -1;                 // my row's first lane here
-    const int head = upTo ? popc(upTo) - 1 : 0;                    // its window lane
+    const int segStart = upTo ? topBit(upTo) : -1;              // my row's first lane here
+    const int head = upTo ? popc(upTo) - 1 : 0;                 // its window lane
     const std::uint32_t firstCol = w.shfl(fc, head);
 
     std::uint32_t codes[EPL], steps[EPL];
@@ -232,7 +247,8 @@ PENUMBRA_SPMV_HD void runTask(W& w, const StepKernelView& v, std::uint32_t t, co
     }
     double gs = 0.0;  // this lane's products, in entry order
     for (int k = 0; k < EPL; ++k)
-      if (codes[k] != 0) gs = fmaD(W::halfToDouble(std::uint16_t(val[k >> 1] >> (16 * (k & 1)))), xv[k], gs);
+      if (codes[k] != 0)
+        gs = fmaD(W::halfToDouble(std::uint16_t(val[k >> 1] >> (16 * (k & 1)))), xv[k], gs);
 
     if (m == 0) {  // the open row goes on through the whole block
       acc += gs;
@@ -261,9 +277,12 @@ PENUMBRA_SPMV_HD void runTask(W& w, const StepKernelView& v, std::uint32_t t, co
   if (!haveCarried) return;
   const double total = warpSum(w, acc);
   if (lane != 0) return;
-  if (startedBefore) v.partials[2 * std::uint64_t(t)] = total;
-  else if (v.rowFirstGroup[ordNext] == gEnd) y[carriedRow] = total * v.scale;  // ends with the task
-  else v.partials[2 * std::uint64_t(t) + 1] = total;
+  if (startedBefore)
+    v.partials[2 * std::uint64_t(t)] = total;
+  else if (v.rowFirstGroup[ordNext] == gEnd)
+    y[carriedRow] = total * v.scale;  // ends with the task
+  else
+    v.partials[2 * std::uint64_t(t) + 1] = total;
 }
 
 /// Empty-row run i: zeros (0 * scale, as the CPU reference writes them).
@@ -273,11 +292,12 @@ PENUMBRA_SPMV_HD void writeEmptyRun(W& w, const StepKernelView& v, std::uint32_t
   for (int k = w.lane(); k < r.count; k += 32) y[r.first + k] = 0.0 * v.scale;
 }
 
-/// LanesPerGroup row i: its pieces added in task order, then scaled.
+/// Split row i: its pieces added in task order, then scaled.
 PENUMBRA_SPMV_HD void finishSplitRow(const StepKernelView& v, std::uint32_t i, double* y) {
   const SplitRow r = v.splitRows[i];
   double s = v.partials[2 * std::uint64_t(r.firstTask) + 1];
-  for (std::uint32_t t = r.firstTask + 1; t <= r.lastTask; ++t) s += v.partials[2 * std::uint64_t(t)];
+  for (std::uint32_t t = r.firstTask + 1; t <= r.lastTask; ++t)
+    s += v.partials[2 * std::uint64_t(t)];
   y[r.row] = s * v.scale;
 }
 

@@ -14,9 +14,12 @@ namespace penumbra::spmv {
 
 const char* kernelName(SpmvKernel k) {
   switch (k) {
-    case SpmvKernel::WarpPerRow: return "csr_spmv_warp_per_row";
-    case SpmvKernel::SegmentedSteps: return "csr_spmv_segmented_steps";
-    case SpmvKernel::BinnedDelta16: break;
+    case SpmvKernel::WarpPerRow:
+      return "csr_spmv_warp_per_row";
+    case SpmvKernel::SegmentedSteps:
+      return "csr_spmv_segmented_steps";
+    case SpmvKernel::BinnedDelta16:
+      break;
   }
   return "csr_spmv_binned_delta16";
 }
@@ -86,10 +89,12 @@ SpmvEngine::SpmvEngine(HalfCsr d, const SpmvOptions& options, const JobControl& 
   job.report(0.3, "uploading D");
   StepCsrOptions steps = options.steps;
   if (steps.threads == 0) steps.threads = options.cpuThreads;
-  gpu_->d = std::make_unique<CudaSpmvMatrix>(d_, layouts, options.config, steps, options.cpuThreads);
+  gpu_->d =
+      std::make_unique<CudaSpmvMatrix>(d_, layouts, options.config, steps, options.cpuThreads);
   job.checkCancel();
   job.report(0.6, "uploading D^T");
-  gpu_->dt = std::make_unique<CudaSpmvMatrix>(dt_, layouts, options.config, steps, options.cpuThreads);
+  gpu_->dt =
+      std::make_unique<CudaSpmvMatrix>(dt_, layouts, options.config, steps, options.cpuThreads);
   job.report(1.0, "ready");
 }
 

@@ -24,7 +24,8 @@ void forEachEntry(const HalfCsr& m, const StepCsr& s, const StepTask& t, F&& fn)
     const std::int64_t ge = std::min<std::int64_t>(next, t.groupEnd);
     const std::int64_t rowBegin = m.rowPtr[std::size_t(s.rowIndex[ord])];
     const std::int64_t rowLen = m.rowPtr[std::size_t(s.rowIndex[ord]) + 1] - rowBegin;
-    for (std::int64_t i = (gb - first) * StepCsr::kGroup; i < std::min(rowLen, (ge - first) * StepCsr::kGroup); ++i)
+    for (std::int64_t i = (gb - first) * StepCsr::kGroup;
+         i < std::min(rowLen, (ge - first) * StepCsr::kGroup); ++i)
       fn(first + i / StepCsr::kGroup, int(i % StepCsr::kGroup), rowBegin + i, ord);
   }
 }
@@ -36,11 +37,13 @@ void planTasks(StepCsr& s) {
   const std::int64_t nRows = s.nonEmptyRows();
   std::int64_t begin = 0, ordOfBegin = 0;
   auto close = [&](std::int64_t end) {
-    if (end > begin) s.tasks.push_back({std::uint32_t(begin), std::uint32_t(end), 0, std::uint32_t(ordOfBegin)});
+    if (end > begin)
+      s.tasks.push_back({std::uint32_t(begin), std::uint32_t(end), 0, std::uint32_t(ordOfBegin)});
     begin = end;
   };
   for (std::int64_t ord = 0; ord < nRows; ++ord) {
-    const std::int64_t first = s.rowFirstGroup[std::size_t(ord)], len = s.rowFirstGroup[std::size_t(ord) + 1] - first;
+    const std::int64_t first = s.rowFirstGroup[std::size_t(ord)],
+                       len = s.rowFirstGroup[std::size_t(ord) + 1] - first;
     if (first - begin + len > T) close(first);
     if (begin == first) ordOfBegin = ord;
     if (len <= T) continue;
@@ -59,8 +62,8 @@ void planTasks(StepCsr& s) {
 
 StepCsr encodeStepCsr(const HalfCsr& m, const StepCsrOptions& options) {
   PENUMBRA_REQUIRE(m.rows <= INT32_MAX, Unsupported, "StepCsr: more than 2^31 rows");
-  PENUMBRA_REQUIRE(options.stepBits == 0 || options.stepBits == 4 || options.stepBits == 8, InvalidArgument,
-                   "StepCsr: step width must be 4 or 8 bits");
+  PENUMBRA_REQUIRE(options.stepBits == 0 || options.stepBits == 4 || options.stepBits == 8,
+                   InvalidArgument, "StepCsr: step width must be 4 or 8 bits");
   constexpr int G = StepCsr::kGroup;
   StepCsr s;
   s.rows = m.rows;
@@ -91,8 +94,9 @@ StepCsr encodeStepCsr(const HalfCsr& m, const StepCsrOptions& options) {
   s.rowFirstGroup.insert(s.rowFirstGroup.end(), StepCsr::kSentinels, std::uint32_t(s.groups));
   s.rowFirstCol.insert(s.rowFirstCol.end(), StepCsr::kSentinels, 0u);
   s.rowIndex.insert(s.rowIndex.end(), StepCsr::kSentinels, -1);
-  s.taskGroups = options.taskGroups > 0 ? options.taskGroups
-                                        : std::clamp<std::int64_t>((s.groups / 65536 + 31) / 32 * 32, 32, 1024);
+  s.taskGroups = options.taskGroups > 0
+                     ? options.taskGroups
+                     : std::clamp<std::int64_t>((s.groups / 65536 + 31) / 32 * 32, 32, 1024);
   planTasks(s);
 
   // Pass 1: escapes of every task at both widths (a step escapes when it is at least the escape
@@ -119,7 +123,8 @@ StepCsr encodeStepCsr(const HalfCsr& m, const StepCsrOptions& options) {
     total4 += esc4[t];
     total8 += esc8[t];
   }
-  const double bytes4 = 4.0 * double(s.groups) + 4.0 * total4, bytes8 = 8.0 * double(s.groups) + 4.0 * total8;
+  const double bytes4 = 4.0 * double(s.groups) + 4.0 * total4,
+               bytes8 = 8.0 * double(s.groups) + 4.0 * total8;
   s.stepBits = options.stepBits ? options.stepBits : (bytes4 <= bytes8 ? 4 : 8);
   const std::vector<std::uint32_t>& escOf = s.stepBits == 4 ? esc4 : esc8;
   std::uint64_t nEsc = 0;
@@ -127,7 +132,8 @@ StepCsr encodeStepCsr(const HalfCsr& m, const StepCsrOptions& options) {
     s.tasks[t].escBegin = std::uint32_t(nEsc);
     nEsc += escOf[t];
   }
-  PENUMBRA_REQUIRE(nEsc < (std::uint64_t(1) << 32) - 64, Unsupported, "StepCsr: more than 2^32 escapes");
+  PENUMBRA_REQUIRE(nEsc < (std::uint64_t(1) << 32) - 64, Unsupported,
+                   "StepCsr: more than 2^32 escapes");
 
   // Pass 2: values, codes and escapes.
   const std::int64_t stored = s.groups + StepCsr::kSlackGroups;
@@ -148,8 +154,10 @@ StepCsr encodeStepCsr(const HalfCsr& m, const StepCsrOptions& options) {
           code = E;
         }
         s.values[std::size_t(g * G + k)] = m.values[std::size_t(e)];
-        if (s.stepBits == 8) s.steps[std::size_t(g * 8 + k)] = std::uint8_t(code);
-        else s.steps[std::size_t(g * 4 + k / 2)] |= std::uint8_t(code << (4 * (k & 1)));
+        if (s.stepBits == 8)
+          s.steps[std::size_t(g * 8 + k)] = std::uint8_t(code);
+        else
+          s.steps[std::size_t(g * 4 + k / 2)] |= std::uint8_t(code << (4 * (k & 1)));
       });
     }
   });
@@ -170,8 +178,9 @@ void decodeTasks(const StepCsr& s, std::size_t t0, std::size_t t1, F&& fn) {
       if (g == s.rowFirstGroup[ord]) col = s.rowFirstCol[ord] - 1;
       for (int k = 0; k < StepCsr::kGroup; ++k) {
         const std::uint32_t code =
-            s.stepBits == 8 ? s.steps[std::size_t(g) * 8 + std::size_t(k)]
-                            : (s.steps[std::size_t(g) * 4 + std::size_t(k / 2)] >> (4 * (k & 1))) & 15u;
+            s.stepBits == 8
+                ? s.steps[std::size_t(g) * 8 + std::size_t(k)]
+                : (s.steps[std::size_t(g) * 4 + std::size_t(k / 2)] >> (4 * (k & 1))) & 15u;
         if (code == 0) continue;
         col += code == E ? s.escapes[esc++] : code;
         fn(ord, col, s.values[std::size_t(g) * StepCsr::kGroup + std::size_t(k)]);
@@ -196,13 +205,15 @@ HalfCsr decodeStepCsr(const StepCsr& s) {
     m.values.push_back(v);
   });
   m.rowPtr.resize(std::size_t(s.rows) + 1);
-  for (std::int64_t r = 0; r < s.rows; ++r) m.rowPtr[std::size_t(r) + 1] = m.rowPtr[std::size_t(r)] + count[std::size_t(r) + 1];
+  for (std::int64_t r = 0; r < s.rows; ++r)
+    m.rowPtr[std::size_t(r) + 1] = m.rowPtr[std::size_t(r)] + count[std::size_t(r) + 1];
   return m;
 }
 
 void multiplyStepCsrCpu(const StepCsr& s, const double* x, double* y, int threads) {
   for (const EmptyRun& r : s.emptyRuns)
-    for (int k = 0; k < r.count; ++k) y[r.first + k] = 0.0 * s.scale;  // as multiplyCpu: s = 0, then scaled
+    for (int k = 0; k < r.count; ++k)
+      y[r.first + k] = 0.0 * s.scale;  // as multiplyCpu: s = 0, then scaled
   // Chunks of tasks that start at a row start, so that every row is summed by one thread, left
   // to right across its pieces.
   std::vector<std::size_t> cuts;
@@ -216,13 +227,14 @@ void multiplyStepCsrCpu(const StepCsr& s, const double* x, double* y, int thread
     std::uint32_t current = 0;
     double sum = 0;
     bool open = false;
-    decodeTasks(s, cuts[c], cuts[c + 1], [&](std::uint32_t ord, std::uint32_t col, std::uint16_t v) {
-      if (open && ord != current) y[s.rowIndex[current]] = sum * s.scale;
-      if (!open || ord != current) sum = 0;
-      open = true;
-      current = ord;
-      sum += double(halfBitsToFloat(v)) * x[col];
-    });
+    decodeTasks(s, cuts[c], cuts[c + 1],
+                [&](std::uint32_t ord, std::uint32_t col, std::uint16_t v) {
+                  if (open && ord != current) y[s.rowIndex[current]] = sum * s.scale;
+                  if (!open || ord != current) sum = 0;
+                  open = true;
+                  current = ord;
+                  sum += double(halfBitsToFloat(v)) * x[col];
+                });
     if (open) y[s.rowIndex[current]] = sum * s.scale;
   });
 }
@@ -234,7 +246,8 @@ StepCsrBytes stepCsrBytes(const StepCsr& s) {
   b.escapes = 4.0 * double(s.escapes.size());
   b.rowInfo = 12.0 * double(s.nonEmptyRows());
   // Task records, empty runs, and the split rows' per-task sums (written, then read back).
-  b.tasks = 16.0 * double(s.tasks.size()) + 8.0 * double(s.emptyRuns.size()) + 12.0 * double(s.splitRows.size());
+  b.tasks = 16.0 * double(s.tasks.size()) + 8.0 * double(s.emptyRuns.size()) +
+            12.0 * double(s.splitRows.size());
   for (const SplitRow& r : s.splitRows) b.tasks += 16.0 * double(r.lastTask - r.firstTask + 1);
   b.vectors = 8.0 * double(s.rows + s.cols);
   return b;

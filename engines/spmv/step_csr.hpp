@@ -51,17 +51,17 @@ struct SplitRow {
 };
 
 struct StepCsrOptions {
-  int stepBits = 0;              ///< 4 or 8; 0: the width that gives fewer bytes
-  std::int64_t taskGroups = 0;   ///< groups per warp task; 0: groups / 65536 clamped to [32, 1024]
-  int threads = 0;               ///< encoder threads; 0: all hardware threads
+  int stepBits = 0;             ///< 4 or 8; 0: the width that gives fewer bytes
+  std::int64_t taskGroups = 0;  ///< groups per warp task; 0: groups / 65536 clamped to [32, 1024]
+  int threads = 0;              ///< encoder threads; 0: all hardware threads
   /// Not part of the encoding: lanes of csr_spmv_segmented_steps that share a group (1 or 2).
   int lanesPerGroup = 1;
 };
 
 struct StepCsr {
-  static constexpr int kGroup = 8;       ///< entries per group
-  static constexpr int kSentinels = 32;  ///< extra rowFirstGroup / rowIndex entries
-  static constexpr int kSlackGroups = 40;///< zero groups after the last (vector loads past it)
+  static constexpr int kGroup = 8;         ///< entries per group
+  static constexpr int kSentinels = 32;    ///< extra rowFirstGroup / rowIndex entries
+  static constexpr int kSlackGroups = 40;  ///< zero groups after the last (vector loads past it)
 
   std::int64_t rows = 0, cols = 0, nnz = 0;
   double scale = 1;

@@ -27,9 +27,9 @@ namespace {
 
 using namespace spmv::test;
 
-#define REQUIRE_GPU()                                                                    \
-  do {                                                                                   \
-    std::string why;                                                                     \
+#define REQUIRE_GPU()                                                                     \
+  do {                                                                                    \
+    std::string why;                                                                      \
     if (queryCudaDevices(&why).empty()) GTEST_SKIP() << "no usable CUDA device: " << why; \
   } while (0)
 
@@ -41,11 +41,13 @@ SpmvLayouts stepsOnly() {
 }
 
 HalfCsr integerValued(HalfCsr m) {
-  for (std::size_t e = 0; e < m.values.size(); ++e) m.values[e] = floatToHalfBits(float(int(e * 7 % 17) - 8) / 4.f);
+  for (std::size_t e = 0; e < m.values.size(); ++e)
+    m.values[e] = floatToHalfBits(float(int(e * 7 % 17) - 8) / 4.f);
   return m;
 }
 
-void checkOne(const HalfCsr& a, const std::string& what, const StepCsrOptions& o, std::uint32_t seed, int repeats) {
+void checkOne(const HalfCsr& a, const std::string& what, const StepCsrOptions& o,
+              std::uint32_t seed, int repeats) {
   const auto x = randomVector(a.cols, seed);
   std::vector<double> ref(std::size_t(a.rows)), y(std::size_t(a.rows)), again(std::size_t(a.rows));
   multiplyCpu(a, x.data(), ref.data(), 0);
@@ -60,8 +62,11 @@ void checkOne(const HalfCsr& a, const std::string& what, const StepCsrOptions& o
     EXPECT_GT(most, 0.0) << what;
   }
   std::vector<double> emulated(std::size_t(a.rows));
-  ASSERT_EQ(emulateSegmentedSteps(encodeStepCsr(a, o), x.data(), emulated.data(), o.lanesPerGroup), 0) << what;
-  EXPECT_EQ(0, std::memcmp(y.data(), emulated.data(), y.size() * sizeof(double))) << what << ": differs from the emulation";
+  ASSERT_EQ(emulateSegmentedSteps(encodeStepCsr(a, o), x.data(), emulated.data(), o.lanesPerGroup),
+            0)
+      << what;
+  EXPECT_EQ(0, std::memcmp(y.data(), emulated.data(), y.size() * sizeof(double)))
+      << what << ": differs from the emulation";
   bool same = true;
   for (int r = 0; r < repeats && same; ++r) {
     dev.applyHost(x.data(), again.data(), SpmvKernel::SegmentedSteps);
@@ -71,12 +76,14 @@ void checkOne(const HalfCsr& a, const std::string& what, const StepCsrOptions& o
 }
 
 /// Both widths and lane mappings (and the given task size) on A and on A with small-integer values.
-void checkSegmentedSteps(const HalfCsr& a, const std::string& name, std::uint32_t seed, std::int64_t taskGroups = 0,
-                         int repeats = 100) {
-  for (const auto& [bits, lanes] : {std::pair{4, 1}, std::pair{8, 1}, std::pair{4, 2}, std::pair{8, 2}}) {
+void checkSegmentedSteps(const HalfCsr& a, const std::string& name, std::uint32_t seed,
+                         std::int64_t taskGroups = 0, int repeats = 100) {
+  for (const auto& [bits, lanes] :
+       {std::pair{4, 1}, std::pair{8, 1}, std::pair{4, 2}, std::pair{8, 2}}) {
     const StepCsrOptions o{bits, taskGroups, 0, lanes};
-    const std::string what = name + " (bits " + std::to_string(bits) + ", task " + std::to_string(taskGroups) +
-                             ", " + std::to_string(lanes) + " lanes per group)";
+    const std::string what = name + " (bits " + std::to_string(bits) + ", task " +
+                             std::to_string(taskGroups) + ", " + std::to_string(lanes) +
+                             " lanes per group)";
     checkOne(a, what, o, seed, repeats);
     const HalfCsr ai = integerValued(a);
     std::vector<double> xi(std::size_t(a.cols)), ref(std::size_t(a.rows)), y(std::size_t(a.rows));
@@ -89,7 +96,9 @@ void checkSegmentedSteps(const HalfCsr& a, const std::string& name, std::uint32_
       if (!(y[r] == ref[r]) && wrong++ == 0) first = r;
     EXPECT_EQ(wrong, 0u) << what << ": integer values, first wrong row " << first;
     if (::testing::Test::HasFailure()) {
-      const std::string dump = (std::filesystem::temp_directory_path() / ("spmv_steps_fail_" + std::to_string(seed) + ".pcsr")).string();
+      const std::string dump = (std::filesystem::temp_directory_path() /
+                                ("spmv_steps_fail_" + std::to_string(seed) + ".pcsr"))
+                                   .string();
       io::writeBinaryCsr(a, dump);
       ADD_FAILURE() << what << ": case written to " << dump;
       return;
@@ -116,11 +125,13 @@ TEST(SpmvSegmentedStepsCuda, AwkwardShapes) {
   REQUIRE_GPU();
   std::uint32_t seed = 300;
   for (const auto& [name, m] : awkwardMatrices()) {
-    if (m.cols > 10000000) continue;  // columnGaps: x would take 16 GB; the same gaps in 2^25 columns below
+    if (m.cols > 10000000)
+      continue;  // columnGaps: x would take 16 GB; the same gaps in 2^25 columns below
     checkSegmentedSteps(m, name, ++seed, 32, 10);
   }
   std::vector<std::vector<std::int32_t>> rows = {{3}, {}, {3}};
-  for (std::int32_t gap : {254, 255, 256, 65535, 65536, (1 << 24) + 3, 14, 15, 1, 16}) rows[0].push_back(rows[0].back() + gap);
+  for (std::int32_t gap : {254, 255, 256, 65535, 65536, (1 << 24) + 3, 14, 15, 1, 16})
+    rows[0].push_back(rows[0].back() + gap);
   rows[2] = rows[0];
   rows.push_back({(1 << 25) - 1});
   rows.push_back({0});
@@ -162,7 +173,8 @@ TEST(SpmvSegmentedStepsCuda, ProtonEngineMatrixAndEngineApi) {
   eng.multiply(Product::Dt, dose, g);
   multiplyCpu(eng.matrix(Product::Dt), dose.data(), refT.data());
   EXPECT_LT(compareToReference(g, refT).relError, 1e-12);
-  EXPECT_THROW(eng.deviceMatrix(Product::D)->apply(nullptr, nullptr, SpmvKernel::BinnedDelta16), Error);
+  EXPECT_THROW(eng.deviceMatrix(Product::D)->apply(nullptr, nullptr, SpmvKernel::BinnedDelta16),
+               Error);
 }
 
 }  // namespace

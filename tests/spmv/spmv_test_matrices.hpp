@@ -70,11 +70,11 @@ inline HalfCsr columnGaps() {
     r0.push_back(r0.back() + gap);
   r0.push_back(maxCol);
   rows.push_back(r0);
-  rows.push_back({maxCol});                   // step 0 across rows
-  rows.push_back({0, 1, 2, 16, 30, 45});      // back to 0, then 14 and 15
+  rows.push_back({maxCol});               // step 0 across rows
+  rows.push_back({0, 1, 2, 16, 30, 45});  // back to 0, then 14 and 15
   rows.push_back({});
-  rows.push_back({2000000000, 2000000001});   // far from 0
-  rows.push_back({2000000001});               // step 0 again, then empty rows
+  rows.push_back({2000000000, 2000000001});  // far from 0
+  rows.push_back({2000000001});              // step 0 again, then empty rows
   rows.push_back({});
   rows.push_back({});
   for (int len : {7, 8, 9, 16}) {

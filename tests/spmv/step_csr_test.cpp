@@ -3,6 +3,8 @@
 // invariants (tasks tile the groups, escapes exactly where the step does not fit, split rows,
 // sentinels); the CPU reference on the encoding equal to multiplyCpu bit for bit; thread-count
 // independence; and the bytes per non-zero it stores.
+#include "spmv/step_csr.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -10,7 +12,6 @@
 #include "proton/proton_dose.hpp"
 #include "proton/proton_phantoms.hpp"
 #include "spmv/spmv.hpp"
-#include "spmv/step_csr.hpp"
 #include "spmv_test_matrices.hpp"
 
 namespace penumbra::spmv {
@@ -25,7 +26,8 @@ void checkLayout(const StepCsr& s, const HalfCsr& m, const std::string& what) {
   ASSERT_EQ(s.steps.size(), std::size_t((s.groups + StepCsr::kSlackGroups) * s.stepBits));
   ASSERT_EQ(s.rowFirstGroup.size(), s.rowIndex.size());
   for (int k = 0; k < StepCsr::kSentinels; ++k)
-    ASSERT_EQ(s.rowFirstGroup[s.rowFirstGroup.size() - 1 - std::size_t(k)], std::uint32_t(s.groups));
+    ASSERT_EQ(s.rowFirstGroup[s.rowFirstGroup.size() - 1 - std::size_t(k)],
+              std::uint32_t(s.groups));
   std::uint32_t g = 0, esc = 0;
   for (std::size_t t = 0; t < s.tasks.size(); ++t) {
     const StepTask& task = s.tasks[t];
@@ -39,7 +41,9 @@ void checkLayout(const StepCsr& s, const HalfCsr& m, const std::string& what) {
     // Escapes of the task: codes equal to the escape code.
     for (std::uint32_t q = task.groupBegin; q < task.groupEnd; ++q)
       for (int k = 0; k < 8; ++k) {
-        const int code = s.stepBits == 8 ? s.steps[q * 8 + std::uint32_t(k)] : (s.steps[q * 4 + std::uint32_t(k / 2)] >> (4 * (k & 1))) & 15;
+        const int code = s.stepBits == 8
+                             ? s.steps[q * 8 + std::uint32_t(k)]
+                             : (s.steps[q * 4 + std::uint32_t(k / 2)] >> (4 * (k & 1))) & 15;
         esc += code == s.escapeCode();
       }
   }
@@ -49,7 +53,8 @@ void checkLayout(const StepCsr& s, const HalfCsr& m, const std::string& what) {
   for (const SplitRow& r : s.splitRows) {
     ASSERT_LT(r.firstTask, r.lastTask);
     ASSERT_EQ(s.rowIndex[s.tasks[r.firstTask].ordBegin], r.row);
-    for (std::uint32_t t = r.firstTask + 1; t <= r.lastTask; ++t) ASSERT_EQ(s.rowIndex[s.tasks[t].ordBegin], r.row);
+    for (std::uint32_t t = r.firstTask + 1; t <= r.lastTask; ++t)
+      ASSERT_EQ(s.rowIndex[s.tasks[t].ordBegin], r.row);
   }
   std::int64_t empty = 0;
   for (const EmptyRun& r : s.emptyRuns) empty += r.count;
@@ -57,7 +62,8 @@ void checkLayout(const StepCsr& s, const HalfCsr& m, const std::string& what) {
 }
 
 void expectRoundTrip(const HalfCsr& m, const std::string& name, const StepCsrOptions& o) {
-  const std::string what = name + " (bits " + std::to_string(o.stepBits) + ", task " + std::to_string(o.taskGroups) + ")";
+  const std::string what = name + " (bits " + std::to_string(o.stepBits) + ", task " +
+                           std::to_string(o.taskGroups) + ")";
   const StepCsr s = encodeStepCsr(m, o);
   if (o.stepBits) {
     ASSERT_EQ(s.stepBits, o.stepBits);
@@ -75,7 +81,8 @@ void expectRoundTrip(const HalfCsr& m, const std::string& name, const StepCsrOpt
   std::vector<double> ref(std::size_t(m.rows)), y(std::size_t(m.rows), -1.0);
   multiplyCpu(m, x.data(), ref.data(), 3);
   multiplyStepCsrCpu(s, x.data(), y.data(), 3);
-  ASSERT_EQ(0, std::memcmp(ref.data(), y.data(), y.size() * sizeof(double))) << what << ": not bit for bit";
+  ASSERT_EQ(0, std::memcmp(ref.data(), y.data(), y.size() * sizeof(double)))
+      << what << ": not bit for bit";
 }
 
 void expectRoundTrips(const HalfCsr& m, const std::string& name) {
@@ -115,10 +122,13 @@ TEST(SpmvStepCsr, EscapesExactlyWhereTheStepDoesNotFit) {
   const HalfCsr m = columnGaps();
   const StepCsr s8 = encodeStepCsr(m, {8, 0, 1}), s4 = encodeStepCsr(m, {4, 0, 1});
   ASSERT_EQ(s8.tasks.size(), 1u);
-  const std::uint32_t last = std::uint32_t(INT32_MAX) - (5u + 254 + 255 + 256 + 65535 + 65536 + (1u << 24) + 3 + 14 + 15 + 1 + 13 + 16 + (1u << 30));
+  const std::uint32_t last =
+      std::uint32_t(INT32_MAX) -
+      (5u + 254 + 255 + 256 + 65535 + 65536 + (1u << 24) + 3 + 14 + 15 + 1 + 13 + 16 + (1u << 30));
   const std::vector<std::uint32_t> esc8 = {255, 256, 65535, 65536, (1u << 24) + 3, 1u << 30, last};
   EXPECT_EQ(s8.escapes, esc8);
-  const std::vector<std::uint32_t> esc4 = {254, 255, 256, 65535, 65536, (1u << 24) + 3, 15, 16, 1u << 30, last, 15};
+  const std::vector<std::uint32_t> esc4 = {254, 255, 256,      65535, 65536, (1u << 24) + 3,
+                                           15,  16,  1u << 30, last,  15};
   EXPECT_EQ(s4.escapes, esc4);  // the last: 30 -> 45 in row 2
   EXPECT_EQ(s8.rowFirstCol[0], 5u);
   EXPECT_EQ(s8.steps[0], 1);    // a row's first code: its first column from rowFirstCol - 1
@@ -158,9 +168,11 @@ TEST(SpmvStepCsr, RealBytesCountWhatTheKernelsRead) {
   const Delta16Columns cols = buildDelta16Columns(m, 2);
   const RowBins bins = buildRowBins(m, 4096);
   ASSERT_GT(cols.wideSlices(), 0);
-  EXPECT_EQ(delta16RealBytes(m),
-            delta16RealBytes(m.rows, m.cols, m.nnz(), std::int64_t(cols.slices.size()), cols.wideSlices(),
-                             std::int64_t(bins.longRows.size() + bins.warpRows.size()), std::int64_t(bins.emptyRuns.size())));
+  EXPECT_EQ(
+      delta16RealBytes(m),
+      delta16RealBytes(m.rows, m.cols, m.nnz(), std::int64_t(cols.slices.size()), cols.wideSlices(),
+                       std::int64_t(bins.longRows.size() + bins.warpRows.size()),
+                       std::int64_t(bins.emptyRuns.size())));
   const StepCsr s = encodeStepCsr(m, {8, 64, 2});
   const StepCsrBytes b = stepCsrBytes(s);
   EXPECT_EQ(b.values, 16.0 * double(s.groups));

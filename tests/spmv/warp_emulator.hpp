@@ -32,7 +32,7 @@ namespace penumbra::spmv::test {
 
 /// Runs body(lane) for the 32 lanes as fibers that switch at every barrier(kind).
 class LaneFibers {
-public:
+ public:
   explicit LaneFibers(std::function<void(int)> body) : body_(std::move(body)) {}
 
   void run() {
@@ -52,14 +52,15 @@ public:
     kinds_[std::size_t(l)] = kind;
     if (l == 31) {
       for (int k = 0; k < 32; ++k)
-        if (done_[std::size_t(k)] || kinds_[std::size_t(k)] != kind) fail("lanes diverged at a warp-wide operation");
+        if (done_[std::size_t(k)] || kinds_[std::size_t(k)] != kind)
+          fail("lanes diverged at a warp-wide operation");
       swapcontext(&lanes_[31], &lanes_[0]);
     } else {
       swapcontext(&lanes_[std::size_t(l)], &lanes_[std::size_t(l) + 1]);
     }
   }
 
-private:
+ private:
   static LaneFibers*& self() {
     static thread_local LaneFibers* p = nullptr;
     return p;
@@ -89,11 +90,12 @@ private:
 };
 
 class EmulatedWarp {
-public:
+ public:
   struct Shared {
     LaneFibers* fibers = nullptr;
     std::array<std::array<std::uint64_t, 32>, 2> slots{};
-    std::vector<unsigned char> stages = std::vector<unsigned char>(segmented_steps::kStages * segmented_steps::kStageBytes);
+    std::vector<unsigned char> stages =
+        std::vector<unsigned char>(segmented_steps::kStages * segmented_steps::kStageBytes);
     std::size_t xSize = 0;
     std::int64_t badColumns = 0;
   };
@@ -102,9 +104,15 @@ public:
 
   int lane() const { return lane_; }
   std::uint32_t shfl(std::uint32_t v, int src) { return std::uint32_t(exchange(v, src & 31, 1)); }
-  std::int32_t shfl(std::int32_t v, int src) { return std::int32_t(std::uint32_t(exchange(std::uint32_t(v), src & 31, 1))); }
-  std::uint32_t shflUp(std::uint32_t v, int d) { return std::uint32_t(exchange(v, lane_ >= d ? lane_ - d : lane_, 2)); }
-  double shflUp(double v, int d) { return bitsToDouble(exchange(doubleBits(v), lane_ >= d ? lane_ - d : lane_, 3)); }
+  std::int32_t shfl(std::int32_t v, int src) {
+    return std::int32_t(std::uint32_t(exchange(std::uint32_t(v), src & 31, 1)));
+  }
+  std::uint32_t shflUp(std::uint32_t v, int d) {
+    return std::uint32_t(exchange(v, lane_ >= d ? lane_ - d : lane_, 2));
+  }
+  double shflUp(double v, int d) {
+    return bitsToDouble(exchange(doubleBits(v), lane_ >= d ? lane_ - d : lane_, 3));
+  }
   double shflXor(double v, int m) { return bitsToDouble(exchange(doubleBits(v), lane_ ^ m, 4)); }
   std::uint32_t ballot(bool p) {
     std::uint32_t b = 0;
@@ -118,7 +126,9 @@ public:
     return r;
   }
   void syncwarp() { s_.fibers->barrier(lane_, 7); }
-  unsigned char* stage(int s) { return s_.stages.data() + std::size_t(s) * segmented_steps::kStageBytes; }
+  unsigned char* stage(int s) {
+    return s_.stages.data() + std::size_t(s) * segmented_steps::kStageBytes;
+  }
   void copyAsync16(unsigned char* dst, const void* src) {
     std::memset(dst, 0xA5, 16);
     open_.push_back({dst, src});
@@ -134,7 +144,9 @@ public:
     }
   }
   template <std::size_t N>
-  void readStage(const unsigned char* p, std::uint32_t (&w)[N]) { std::memcpy(w, p, sizeof w); }
+  void readStage(const unsigned char* p, std::uint32_t (&w)[N]) {
+    std::memcpy(w, p, sizeof w);
+  }
   void readStage(const unsigned char* p, std::uint32_t& w) { std::memcpy(&w, p, sizeof w); }
   double gatherX(const double* x, std::uint32_t col) {
     if (col >= s_.xSize) {
@@ -145,7 +157,7 @@ public:
   }
   static double halfToDouble(std::uint16_t h) { return double(halfBitsToFloat(h)); }
 
-private:
+ private:
   struct Copy {
     unsigned char* dst;
     const void* src;
@@ -210,7 +222,8 @@ inline StepKernelView hostView(const StepCsr& s, std::vector<double>& partials) 
 /// y = A x by csr_spmv_segmented_steps' algorithm (lanesPerGroup 1 or 2), every task and empty run
 /// by one emulated warp, then the split rows; y is poisoned with NaN first. Returns the number of
 /// out-of-range gathers.
-inline std::int64_t emulateSegmentedSteps(const StepCsr& s, const double* x, double* y, int lanesPerGroup = 1) {
+inline std::int64_t emulateSegmentedSteps(const StepCsr& s, const double* x, double* y,
+                                          int lanesPerGroup = 1) {
   std::fill(y, y + s.rows, std::nan(""));
   std::vector<double> partials;
   const StepKernelView v = hostView(s, partials);
@@ -219,10 +232,14 @@ inline std::int64_t emulateSegmentedSteps(const StepCsr& s, const double* x, dou
   LaneFibers fibers([&](int l) {
     EmulatedWarp w(shared, l);
     for (std::uint32_t t = 0; t < v.nTasks; ++t) {
-      if (s.stepBits == 4 && lanesPerGroup == 1) segmented_steps::runTask<4, 1>(w, v, t, x, y);
-      else if (s.stepBits == 8 && lanesPerGroup == 1) segmented_steps::runTask<8, 1>(w, v, t, x, y);
-      else if (s.stepBits == 4) segmented_steps::runTask<4, 2>(w, v, t, x, y);
-      else segmented_steps::runTask<8, 2>(w, v, t, x, y);
+      if (s.stepBits == 4 && lanesPerGroup == 1)
+        segmented_steps::runTask<4, 1>(w, v, t, x, y);
+      else if (s.stepBits == 8 && lanesPerGroup == 1)
+        segmented_steps::runTask<8, 1>(w, v, t, x, y);
+      else if (s.stepBits == 4)
+        segmented_steps::runTask<4, 2>(w, v, t, x, y);
+      else
+        segmented_steps::runTask<8, 2>(w, v, t, x, y);
     }
     for (std::uint32_t i = 0; i < v.nEmpty; ++i) segmented_steps::writeEmptyRun(w, v, i, y);
   });

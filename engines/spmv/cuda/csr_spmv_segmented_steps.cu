@@ -29,10 +29,14 @@ struct DeviceWarp {
   int laneId;
 
   __device__ int lane() const { return laneId; }
-  __device__ std::uint32_t shfl(std::uint32_t v, int src) const { return __shfl_sync(kFull, v, src); }
+  __device__ std::uint32_t shfl(std::uint32_t v, int src) const {
+    return __shfl_sync(kFull, v, src);
+  }
   __device__ std::int32_t shfl(std::int32_t v, int src) const { return __shfl_sync(kFull, v, src); }
   __device__ double shflUp(double v, int d) const { return __shfl_up_sync(kFull, v, unsigned(d)); }
-  __device__ std::uint32_t shflUp(std::uint32_t v, int d) const { return __shfl_up_sync(kFull, v, unsigned(d)); }
+  __device__ std::uint32_t shflUp(std::uint32_t v, int d) const {
+    return __shfl_up_sync(kFull, v, unsigned(d));
+  }
   __device__ double shflXor(double v, int m) const { return __shfl_xor_sync(kFull, v, m); }
   __device__ std::uint32_t ballot(bool p) const { return __ballot_sync(kFull, p); }
   __device__ bool any(bool p) const { return __any_sync(kFull, p) != 0; }
@@ -76,7 +80,8 @@ struct DeviceWarp {
 
 template <int Bits, int LanesPerGroup>
 __global__ void __launch_bounds__(kBlock, 4)
-    csr_spmv_segmented_steps(const StepKernelView v, const double* __restrict__ x, double* __restrict__ y) {
+    csr_spmv_segmented_steps(const StepKernelView v, const double* __restrict__ x,
+                             double* __restrict__ y) {
   __shared__ __align__(16) unsigned char stages[kWarps][ss::kStages * ss::kStageBytes];
   const int warp = threadIdx.x >> 5;
   const std::uint64_t taskBlocks = (std::uint64_t(v.nTasks) + kWarps - 1) / kWarps;
@@ -90,8 +95,8 @@ __global__ void __launch_bounds__(kBlock, 4)
   if (i < v.nEmpty) ss::writeEmptyRun(w, v, std::uint32_t(i), y);
 }
 
-__global__ void __launch_bounds__(kBlock) csr_spmv_segmented_steps_split_rows(const StepKernelView v,
-                                                                             double* __restrict__ y) {
+__global__ void __launch_bounds__(kBlock)
+    csr_spmv_segmented_steps_split_rows(const StepKernelView v, double* __restrict__ y) {
   const std::uint64_t i = std::uint64_t(blockIdx.x) * kBlock + threadIdx.x;
   if (i < v.nSplit) ss::finishSplitRow(v, std::uint32_t(i), y);
 }
@@ -102,12 +107,14 @@ MainFn pick(int bits, int lanesPerGroup) {
   if (bits == 8 && lanesPerGroup == 1) return &csr_spmv_segmented_steps<8, 1>;
   if (bits == 4 && lanesPerGroup == 2) return &csr_spmv_segmented_steps<4, 2>;
   if (bits == 8 && lanesPerGroup == 2) return &csr_spmv_segmented_steps<8, 2>;
-  PENUMBRA_THROW(InvalidArgument, "csr_spmv_segmented_steps: no variant for steps of " + std::to_string(bits) +
-                                      " bits and " + std::to_string(lanesPerGroup) + " lanes per group");
+  PENUMBRA_THROW(InvalidArgument, "csr_spmv_segmented_steps: no variant for steps of " +
+                                      std::to_string(bits) + " bits and " +
+                                      std::to_string(lanesPerGroup) + " lanes per group");
 }
 
 std::uint64_t gridOf(const StepKernelView& v) {
-  return (std::uint64_t(v.nTasks) + kWarps - 1) / kWarps + (std::uint64_t(v.nEmpty) + kWarps - 1) / kWarps;
+  return (std::uint64_t(v.nTasks) + kWarps - 1) / kWarps +
+         (std::uint64_t(v.nEmpty) + kWarps - 1) / kWarps;
 }
 
 }  // namespace
@@ -117,8 +124,8 @@ LaunchShape segmentedStepsShape(const StepKernelView& v, int stepBits, int lanes
           reinterpret_cast<const void*>(pick(stepBits, lanesPerGroup))};
 }
 
-void launchSegmentedSteps(const StepKernelView& v, int stepBits, int lanesPerGroup, const double* x, double* y,
-                          cudaStream_t stream) {
+void launchSegmentedSteps(const StepKernelView& v, int stepBits, int lanesPerGroup, const double* x,
+                          double* y, cudaStream_t stream) {
   const MainFn fn = pick(stepBits, lanesPerGroup);
   const std::uint64_t grid = gridOf(v);
   PENUMBRA_REQUIRE(grid <= INT32_MAX, Unsupported, "csr_spmv_segmented_steps: too many tasks");
@@ -126,7 +133,8 @@ void launchSegmentedSteps(const StepKernelView& v, int stepBits, int lanesPerGro
   fn<<<unsigned(grid), kBlock, 0, stream>>>(v, x, y);
   PENUMBRA_CUDA_CHECK_LAUNCH("csr_spmv_segmented_steps");
   if (v.nSplit == 0) return;
-  csr_spmv_segmented_steps_split_rows<<<unsigned((v.nSplit + kBlock - 1) / kBlock), kBlock, 0, stream>>>(v, y);
+  csr_spmv_segmented_steps_split_rows<<<unsigned((v.nSplit + kBlock - 1) / kBlock), kBlock, 0,
+                                        stream>>>(v, y);
   PENUMBRA_CUDA_CHECK_LAUNCH("csr_spmv_segmented_steps_split_rows");
 }
 

@@ -12,7 +12,7 @@ class DeviceStepCsr {
   template <typename T>
   using DeviceBuffer = ::penumbra::cuda::DeviceBuffer<T>;
 
-public:
+ public:
   DeviceStepCsr(const StepCsr& s, int lanesPerGroup)
       : stepBits_(s.stepBits),
         lanesPerGroup_(lanesPerGroup),
@@ -53,7 +53,7 @@ public:
   const StepCsrBytes& bytes() const { return bytes_; }
   double deviceBytes() const { return deviceBytes_; }
 
-private:
+ private:
   template <typename T>
   static void put(DeviceBuffer<T>& b, const std::vector<T>& host) {
     if (!host.empty()) b.upload(host);
