@@ -42,7 +42,7 @@ class LaneFibers {
       lanes_[std::size_t(l)].uc_stack.ss_sp = stacks_[std::size_t(l)].data();
       lanes_[std::size_t(l)].uc_stack.ss_size = stacks_[std::size_t(l)].size();
       lanes_[std::size_t(l)].uc_link = nullptr;
-      makecontext(&lanes_[std::size_t(l)], reinterpret_cast<void (*)()>(&LaneFibers::entry), 0);
+      makecontext(&lanes_[std::size_t(l)], &LaneFibers::entry, 0);
     }
     self() = this;
     swapcontext(&main_, &lanes_[0]);
