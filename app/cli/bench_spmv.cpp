@@ -1,6 +1,6 @@
-// `penumbra-cli bench spmv` (issue 5): d = D w and g = D^T r on fp16 CSR dose matrices, the
-// paper's warp-per-row kernel (baseline), csr_spmv_binned_delta16 (ours) and cuSPARSE fp32 CSR
-// side by side, against the multi-threaded CPU reference.
+// `penumbra-cli bench spmv` (issues 5 and 14): d = D w and g = D^T r on fp16 CSR dose matrices,
+// the paper's warp-per-row kernel (baseline), csr_spmv_binned_delta16, csr_spmv_segmented_steps
+// (StepCsr) and cuSPARSE fp32 CSR side by side, against the multi-threaded CPU reference.
 //
 // Cases: synthetic liver-1 and prostate-1 (the paper's Table I sizes, structure documented in
 // engines/spmv/synthetic.hpp, seed 2021), and the dose matrices the proton engine builds for
@@ -9,11 +9,17 @@
 // GB/s on the issue's model (6 B per entry + 12 B per row + 8 B per column, the same for every
 // kernel), % of the copy bandwidth measured in this run, GFLOP/s (2 per entry), speed-up over
 // the baseline and over cuSPARSE, the bitwise repeat (last timed output == first) and the max
-// |gpu - cpu| / max |cpu|.
+// |gpu - cpu| / max |cpu|. Besides, per kernel, the bytes it really moves (CudaSpmvMatrix::
+// realBytes: every array of its layout read once, y written and x read once, 8 B per row and
+// column; cuSPARSE: fp32 values and int32 columns, 4 B per row offset, 4 B per row and column of
+// its fp32 vectors) per non-zero, and that traffic in % of the measured copy bandwidth. The real
+// bytes of each layout are printed without a GPU too (the StepCsr encoded on the CPU).
 // Environment (for scripts/spmv-tune): PENUMBRA_SPMV_CASES="prostate-1,liver-1,..." limits the
 // cases; PENUMBRA_SPMV_VARIANTS="v8u1s32t4096,v8u1s16t4096" lists csr_spmv_binned_delta16
-// configurations (entries per load, loads in flight, lanes per row, long-row threshold); the
-// first is "ours" (default: Delta16Config{}).
+// configurations (entries per load, loads in flight, lanes per row, long-row threshold; default
+// Delta16Config{}); PENUMBRA_SPMV_STEP_VARIANTS="s0t0l1,s8t256l2" lists csr_spmv_segmented_steps
+// variants (StepCsr step bits 4 or 8 and groups per task, 0: the encoder's choice; lanes per
+// group 1 or 2; default: both lane mappings on the encoder's choice).
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -60,6 +66,16 @@ Delta16Config parseConfig(const std::string& s) {  // "v8u1s32t4096"
   return c;
 }
 
+StepCsrOptions parseStepVariant(const std::string& s) {  // "s4t256l2"
+  StepCsrOptions o;
+  long long t = 0;
+  if (std::sscanf(s.c_str(), "s%dt%lldl%d", &o.stepBits, &t, &o.lanesPerGroup) != 3)
+    PENUMBRA_THROW(InvalidArgument,
+                   "bench spmv: bad step variant '" + s + "' (expected e.g. s0t0l1 or s4t256l2)");
+  o.taskGroups = t;
+  return o;
+}
+
 HalfCsr protonMatrix(const proton::ProtonPhantomCase& pc) {
   proton::ProtonDoseRequest r;
   r.ct = std::make_shared<CtVolume>(pc.ct);
@@ -102,6 +118,25 @@ struct SummaryLine {
   std::string text;
 };
 
+/// The real bytes per non-zero of each layout, from the matrix and its StepCsr (no GPU needed).
+void printLayoutBytes(const std::string& name, const std::string& tag, const HalfCsr& a,
+                      const StepCsr& s, double encodeS) {
+  const double n = double(std::max<std::int64_t>(a.nnz(), 1)),
+               vectors = 8.0 * double(a.rows + a.cols);
+  const StepCsrBytes b = stepCsrBytes(s);
+  std::printf(
+      "spmv: %s %s real bytes per non-zero (y and x included): paper %.3f, delta16 %.3f, steps "
+      "%.3f "
+      "(%d-bit: values %.3f + steps %.3f + escapes %.3f + row starts %.3f + tasks %.3f + vectors "
+      "%.3f; "
+      "%.2f %% of entries escaped, %zu tasks of <= %lld groups, %zu rows cut; encoded in %.1f s)\n",
+      name.c_str(), tag.c_str(), (6.0 * n + 8.0 * double(a.rows + 1) + vectors) / n,
+      delta16RealBytes(a) / n, b.total() / n, s.stepBits, b.values / n, b.steps / n, b.escapes / n,
+      b.rowInfo / n, b.tasks / n, b.vectors / n, 100.0 * double(s.escapes.size()) / n,
+      s.tasks.size(), (long long)s.taskGroups, s.splitRows.size(), encodeS);
+  std::fflush(stdout);
+}
+
 }  // namespace
 
 std::vector<BenchRow> benchSpmv(int reps) {
@@ -111,6 +146,9 @@ std::vector<BenchRow> benchSpmv(int reps) {
   std::vector<Delta16Config> configs;
   for (const auto& v : splitList(std::getenv("PENUMBRA_SPMV_VARIANTS"), Delta16Config{}.name()))
     configs.push_back(parseConfig(v));
+  std::vector<StepCsrOptions> stepVariants;
+  for (const auto& v : splitList(std::getenv("PENUMBRA_SPMV_STEP_VARIANTS"), "s0t0l1,s0t0l2"))
+    stepVariants.push_back(parseStepVariant(v));
   std::string why;
   const bool gpu = !queryCudaDevices(&why).empty();
   if (!gpu) std::cout << "spmv: CUDA rows skipped, no usable GPU (" << why << "); CPU reference only\n";
@@ -142,49 +180,84 @@ std::vector<BenchRow> benchSpmv(int reps) {
       cpu.bytes = 6.0 * double(a.nnz()) + 12.0 * double(a.rows) + 8.0 * double(a.cols);
       cpu.flops = 2.0 * double(a.nnz());
       rows.push_back({"spmv", name, cpu, fmt("%.0f GB/s", cpu.gbPerS()), "double accumulation, row order, timed once"});
+      t0 = std::chrono::steady_clock::now();
+      const StepCsr encoded = encodeStepCsr(a, stepVariants.front());
+      printLayoutBytes(name, tag, a, encoded, secondsSince(t0));
       if (!gpu) continue;
-      CudaSpmvMatrix dev(a, true, configs.front());
       spmvbench::GpuVectors vec(x, a.rows);
-      const KernelRun base = spmvbench::runKernel(dev, SpmvKernel::WarpPerRow, vec, ref, reps);
+      KernelRun base, cus;
       std::vector<std::pair<Delta16Config, KernelRun>> ours;
-      for (const auto& c : configs) {
-        dev.reconfigure(c);
-        ours.push_back({c, spmvbench::runKernel(dev, SpmvKernel::BinnedDelta16, vec, ref, reps)});
+      std::int64_t wideSlices = 0;
+      {  // paper, delta16 and cuSPARSE share the CSR arrays; freed before the StepCsr variants
+        SpmvLayouts csrLayouts;
+        csrLayouts.baseline = true;
+        CudaSpmvMatrix dev(a, csrLayouts, configs.front());
+        wideSlices = dev.wideSlices();
+        base = spmvbench::runKernel(dev, SpmvKernel::WarpPerRow, vec, ref, reps);
+        for (const auto& c : configs) {
+          dev.reconfigure(c);
+          ours.push_back({c, spmvbench::runKernel(dev, SpmvKernel::BinnedDelta16, vec, ref, reps)});
+        }
+        cus = spmvbench::runCusparse(a, dev, x, ref, reps);
       }
-      const KernelRun cus = spmvbench::runCusparse(a, dev, x, ref, reps);
+      std::vector<KernelRun> steps;
+      for (const StepCsrOptions& o : stepVariants) {
+        SpmvLayouts stepLayout;
+        stepLayout.delta16 = false;
+        stepLayout.steps = true;
+        CudaSpmvMatrix dev(a, stepLayout, {}, o);
+        steps.push_back(spmvbench::runKernel(dev, SpmvKernel::SegmentedSteps, vec, ref, reps));
+      }
       auto addRow = [&](KernelRun run, const std::string& extra) {
         KernelProfile p = run.profile;
         p.variant = tag + "/" + p.variant;
         p.peakBandwidthGBs = peak;
         const double vsBase = base.profile.medianMs / p.medianMs, vsCus = cus.profile.medianMs / p.medianMs;
+        const double realGBs = run.realBytes / (p.medianMs * 1e6),
+                     realPct = peak > 0 ? 100 * realGBs / peak : 0.0;
+        const double perNnz = run.realBytes / double(std::max<std::int64_t>(a.nnz(), 1));
         BenchRow r{"spmv", name, p, fmt("%.0f GB/s", p.gbPerS()),
                    fmt("%.1f GFLOP/s", p.gflopPerS()) + fmt(", x%.2f vs baseline", vsBase) +
-                       fmt(", x%.2f vs cuSPARSE", vsCus) + (run.bitwiseRepeat ? ", bitwise repeat" : ", NOT bitwise repeat") +
-                       fmt(", rel err %.2g", run.relError) + extra};
+                       fmt(", x%.2f vs cuSPARSE", vsCus) +
+                       (run.bitwiseRepeat ? ", bitwise repeat" : ", NOT bitwise repeat") +
+                       fmt(", rel err %.2g", run.relError) + fmt(", real %.3f B/nnz", perNnz) +
+                       fmt(" = %.0f GB/s", realGBs) +
+                       fmt(" = %.1f %% of the measured copy bandwidth", realPct) + extra};
         r.speedupVsBaseline = vsBase;
         r.speedupVsCpu = cpu.medianMs / p.medianMs;
         r.accuracy = run.relError;
         r.accuracyWhat = "max |gpu - cpu| / max |cpu|";
         rows.push_back(r);
-        char line[256];
-        std::snprintf(line, sizeof line, "%-10s %-3s %-24s %-12s %8.3f %7.0f %6.1f %8.1f %7.2f %7.2f %-3s %8.1e",
-                      name.c_str(), tag.c_str(), run.profile.kernel.c_str(), run.profile.variant.c_str(), p.medianMs,
-                      p.gbPerS(), peak > 0 ? 100 * p.gbPerS() / peak : 0.0, p.gflopPerS(), vsBase, vsCus,
-                      run.bitwiseRepeat ? "yes" : "NO", run.relError);
+        char line[320];
+        std::snprintf(
+            line, sizeof line,
+            "%-10s %-3s %-24s %-12s %8.3f %7.0f %6.1f %6.3f %7.0f %6.1f %7.2f %7.2f %-3s %8.1e",
+            name.c_str(), tag.c_str(), run.profile.kernel.c_str(), run.profile.variant.c_str(),
+            p.medianMs, p.gbPerS(), peak > 0 ? 100 * p.gbPerS() / peak : 0.0, perNnz, realGBs,
+            realPct, vsBase, vsCus, run.bitwiseRepeat ? "yes" : "NO", run.relError);
         summary.push_back({line});
       };
       addRow(base, ", the paper's kernel");
       for (const auto& [c, run] : ours)
         addRow(run, fmt(", %.0f regs", run.profile.registersPerThread) +
                         fmt(", occupancy %.0f %%", 100 * run.profile.theoreticalOccupancy) + ", " +
-                        std::to_string(dev.wideSlices()) + " wide slices");
+                        std::to_string(wideSlices) + " wide slices");
+      for (const KernelRun& run : steps)
+        addRow(run, fmt(", %.0f regs", run.profile.registersPerThread) +
+                        fmt(", occupancy %.0f %%", 100 * run.profile.theoreticalOccupancy));
       addRow(cus, ", fp32 values and vectors (8 B per entry moved)");
     }
   }
   if (!summary.empty()) {
-    std::printf("\nSpMV side by side (GB/s on 6 B/nnz + 12 B/row + 8 B/col; %%peak of %.0f GB/s measured now)\n", peak);
-    std::printf("%-10s %-3s %-24s %-12s %8s %7s %6s %8s %7s %7s %-3s %8s\n", "case", "op", "kernel", "variant",
-                "ms", "GB/s", "%peak", "GFLOP/s", "x base", "x cuSP", "bit", "rel err");
+    std::printf(
+        "\nSpMV side by side (GB/s and %%peak on the issue's 6 B/nnz + 12 B/row + 8 B/col; B/nnz, "
+        "real GB/s and "
+        "%%BW on the bytes each kernel really moves; %%peak and %%BW of the %.0f GB/s copy "
+        "measured now)\n",
+        peak);
+    std::printf("%-10s %-3s %-24s %-12s %8s %7s %6s %6s %7s %6s %7s %7s %-3s %8s\n", "case", "op",
+                "kernel", "variant", "ms", "GB/s", "%peak", "B/nnz", "realGB/s", "%BW", "x base",
+                "x cuSP", "bit", "rel err");
     for (const auto& s : summary) std::printf("%s\n", s.text.c_str());
     std::fflush(stdout);
   }

@@ -14,6 +14,7 @@ struct KernelRun {
   KernelProfile profile;     ///< timing (median/min over reps) and the traffic model
   bool bitwiseRepeat = false;///< last timed output == first output, bit for bit
   double relError = 0;       ///< max |gpu - cpu| / max |cpu|
+  double realBytes = 0;      ///< bytes the kernel really moves (CudaSpmvMatrix::realBytes)
 };
 
 /// x uploaded once and a y on the device, reused by every kernel of a case.

@@ -82,6 +82,7 @@ KernelRun runKernel(const spmv::CudaSpmvMatrix& m, spmv::SpmvKernel k, GpuVector
                     const std::vector<double>& ref, int reps) {
   KernelRun out;
   out.profile = m.describe(k);
+  out.realBytes = m.realBytes(k);
   const std::size_t n = std::size_t(m.rows());
   std::vector<double> first(n), last(n);
   PENUMBRA_CUDA_CHECK(cudaMemset(v.impl_->y.p, 0xFF, n * 8));  // NaN poison
@@ -160,12 +161,14 @@ KernelRun runCusparse(const spmv::HalfCsr& a, const spmv::CudaSpmvMatrix& m,
   cusparseDestroy(h);
   best.profile.kernel = "cusparseSpMV_csr";
   best.profile.backend = "cuda";
-  best.profile.device = m.describe(spmv::SpmvKernel::BinnedDelta16).device;
+  best.profile.device = m.describe(spmv::SpmvKernel::WarpPerRow).device;
   best.profile.repetitions = reps;
   // Same byte model as the fp16 kernels (6 B per entry), so the GB/s columns compare times;
   // cuSPARSE really moves 8 B per entry (fp32 values).
   best.profile.bytes = 6.0 * double(a.nnz()) + 12.0 * double(a.rows) + 8.0 * double(a.cols);
   best.profile.flops = 2.0 * double(a.nnz());
+  // What it really moves: fp32 values and int32 columns, int32 offsets, fp32 y and x.
+  best.realBytes = 8.0 * double(a.nnz()) + 4.0 * double(a.rows + 1) + 4.0 * double(a.rows + a.cols);
   return best;
 }
 

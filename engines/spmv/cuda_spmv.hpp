@@ -1,21 +1,25 @@
 #pragma once
-/// A HalfCsr resident on the GPU, with the launches of the two CUDA kernels. Plain C++ header
-/// (no CUDA types), implemented in cuda/spmv_device_matrix.cu, or in spmv_nocuda.cpp where
-/// every call throws Unsupported. Vectors are device pointers; nothing here synchronises.
+/// A HalfCsr resident on the GPU in the layouts its kernels read, with their launches. Plain C++
+/// header (no CUDA types), implemented in cuda/spmv_device_matrix.cu, or in spmv_nocuda.cpp
+/// where every call throws Unsupported. Vectors are device pointers; nothing here synchronises.
 #include <cstdint>
 #include <memory>
 #include <string>
 
 #include "core/kernel_profile.hpp"
 #include "spmv/half_csr.hpp"
+#include "spmv/step_csr.hpp"
 
 namespace penumbra::spmv {
 
 enum class SpmvKernel {
-  WarpPerRow,     ///< "csr_spmv_warp_per_row": Liu et al.'s kernel, the baseline
-  BinnedDelta16,  ///< "csr_spmv_binned_delta16": row bins + 16-bit column deltas (optimised)
+  WarpPerRow,      ///< "csr_spmv_warp_per_row": Liu et al.'s kernel, the baseline
+  BinnedDelta16,   ///< "csr_spmv_binned_delta16": row bins + 16-bit column deltas (optimised)
+  SegmentedSteps,  ///< "csr_spmv_segmented_steps": warp tasks over a StepCsr (issue 14)
 };
 const char* kernelName(SpmvKernel k);
+/// The layout kernel k reads (plus the baseline's int32 indices when `withBaseline`).
+SpmvLayouts layoutsFor(SpmvKernel k, bool withBaseline);
 
 /// Launch shape of the optimised kernel (the tuning knobs that the bench sweeps).
 /// Defaults: chosen from the sweeps in docs/spmv-notes.md (runs 1-3 on the H200).
@@ -34,6 +38,9 @@ public:
   /// int32 indices the warp-per-row kernel reads. Refuses (OutOfMemory, sizes in the message)
   /// before allocating when the device's free memory does not hold it.
   CudaSpmvMatrix(const HalfCsr& m, bool withBaseline, Delta16Config config = {}, int threads = 0);
+  /// The same with any set of layouts (the StepCsr is encoded with `steps`, threads included).
+  CudaSpmvMatrix(const HalfCsr& m, const SpmvLayouts& layouts, Delta16Config config = {},
+                 StepCsrOptions steps = {}, int threads = 0);
   ~CudaSpmvMatrix();
   CudaSpmvMatrix(const CudaSpmvMatrix&) = delete;
   CudaSpmvMatrix& operator=(const CudaSpmvMatrix&) = delete;
@@ -48,6 +55,10 @@ public:
   /// Re-bins the rows for another configuration (the delta columns stay); needs the HalfCsr
   /// given to the constructor to be still alive.
   void reconfigure(const Delta16Config& config);
+  const SpmvLayouts& layouts() const;
+  /// Step width (4 or 8) and task size (groups) of the StepCsr; 0 without the steps layout.
+  int stepBits() const;
+  std::int64_t stepTaskGroups() const;
 
   /// y = A x on `stream` (a cudaStream_t; null: the default stream). dX: cols doubles,
   /// dY: rows doubles, both on the device. Every row of y is written.
@@ -60,6 +71,11 @@ public:
   /// and the traffic model of the issue: 6 B per entry + 12 B per row + 8 B per column, 2 flops
   /// per entry. Timing fields are left for the caller.
   KernelProfile describe(SpmvKernel k) const;
+  /// Bytes one product with kernel k really moves: every array of its layout that the kernel
+  /// reads, once (the values and indices, slice or step tables, escapes, row plan or offsets),
+  /// y written once and x read once (8 B per row and per column, as the issue's model counts the
+  /// vectors: gathers of x after the first are taken to hit in cache).
+  double realBytes(SpmvKernel k) const;
 
   /// Device arrays, for the cuSPARSE yardstick in the benchmark.
   const std::int64_t* deviceRowPtr() const;

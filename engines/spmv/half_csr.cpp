@@ -102,21 +102,39 @@ std::string SpmvMemoryEstimate::describe() const {
 }
 
 SpmvMemoryEstimate estimateDeviceBytes(std::int64_t rows, std::int64_t cols, std::int64_t nnz,
-                                       bool withBaseline) {
-  // Layout of cuda/spmv_device_matrix.cu per matrix: fp16 values and 16-bit deltas (2 + 2 B per
-  // entry, padded), one 8-byte slice record per 256 entries, the high halves of wide slices
-  // (worst case: every slice wide, 2 B per entry), 64-bit offsets, the row plan (16 B per row at
-  // most), int32 indices for the baseline kernel.
+                                       const SpmvLayouts& layouts) {
+  // Layouts of cuda/spmv_device_matrix.cu per matrix with r rows. delta16: fp16 values and
+  // 16-bit deltas (2 + 2 B per entry, padded), one 8-byte slice record per 256 entries, the high
+  // halves of wide slices (worst case: every slice wide, 2 B per entry), 64-bit offsets, the row
+  // plan (16 B per row at most); baseline: int32 indices (and the values and offsets). steps:
+  // entries of rows padded to groups of 8 (2 B value + 1 B step at most), every step an escape
+  // (4 B, a bound, not a case), 12 B of row starts per row, 32 B per task of at least 32 groups
+  // (record and two sums) or per row.
   auto one = [&](std::int64_t r) {
     const double n = double(nnz) + 512;
-    return n * (2 + 2 + 2 + (withBaseline ? 4 : 0)) + n / 256 * 8 + 8.0 * double(r + 1) +
-           16.0 * double(r);
+    double b = 0;
+    if (layouts.delta16 || layouts.baseline) b += 2 * n + 8.0 * double(r + 1);
+    if (layouts.delta16) b += 4 * n + n / 256 * 8 + 16.0 * double(r);
+    if (layouts.baseline) b += 4 * n;
+    if (layouts.steps) {
+      const double padded = double(nnz) + 7.0 * double(r) + 8.0 * 64;
+      b += 3 * padded + 4.0 * double(nnz) + 12.0 * double(r + 32) +
+           32.0 * (padded / 8 / 32 + double(r) + 1);
+    }
+    return b;
   };
   SpmvMemoryEstimate e;
   e.matrixBytes = one(rows);
   e.transposeBytes = one(cols);
   e.vectorBytes = 2.0 * 8.0 * double(rows + cols);
   return e;
+}
+
+SpmvMemoryEstimate estimateDeviceBytes(std::int64_t rows, std::int64_t cols, std::int64_t nnz,
+                                       bool withBaseline) {
+  SpmvLayouts l;
+  l.baseline = withBaseline;
+  return estimateDeviceBytes(rows, cols, nnz, l);
 }
 
 void refuseIfTooBig(std::int64_t rows, std::int64_t cols, std::int64_t nnz,

@@ -39,10 +39,18 @@ HalfCsr transpose(const HalfCsr& m, int threads = 0);
 /// Bytes of the three CSR arrays of a rows x cols matrix with nnz entries (host or device).
 double csrBytes(std::int64_t rows, std::int64_t nnz);
 
-/// Device memory the CUDA SpMV engine needs for D and D^T of this size, before any allocation:
-/// per matrix the fp16 values, the 16-bit column deltas with their slice table, the row plan
-/// and the offsets, plus the int32 indices when `withBaseline` (the paper's kernel reads them);
-/// and the four double vectors (w, d, r, g).
+/// Device layouts of the CUDA SpMV engine (cuda_spmv.hpp); each kernel reads one.
+struct SpmvLayouts {
+  bool baseline = false;  ///< int32 column indices (csr_spmv_warp_per_row, the cuSPARSE yardstick)
+  bool delta16 = true;    ///< 16-bit column deltas in slices (csr_spmv_binned_delta16)
+  bool steps = false;     ///< StepCsr, 4- or 8-bit column steps (csr_spmv_segmented_steps)
+};
+
+/// Device memory the CUDA SpMV engine needs for D and D^T of this size, before any allocation
+/// (worst cases, since the layouts depend on the columns): per matrix, for delta16 the fp16
+/// values, the 16-bit column deltas (every slice wide), the row plan and the offsets; for the
+/// baseline the int32 indices too; for steps 2 + 1 B per entry of rows padded to 8, every step an
+/// escape (4 B), 12 B per row and the task records; and the four double vectors (w, d, r, g).
 struct SpmvMemoryEstimate {
   double matrixBytes = 0;      ///< D
   double transposeBytes = 0;   ///< D^T
@@ -50,6 +58,9 @@ struct SpmvMemoryEstimate {
   double total() const { return matrixBytes + transposeBytes + vectorBytes; }
   std::string describe() const;  ///< "D 5.5 GiB + D^T 5.5 GiB + vectors 47 MiB = 11.0 GiB"
 };
+SpmvMemoryEstimate estimateDeviceBytes(std::int64_t rows, std::int64_t cols, std::int64_t nnz,
+                                       const SpmvLayouts& layouts);
+/// The delta16 layout, with the int32 indices when `withBaseline`.
 SpmvMemoryEstimate estimateDeviceBytes(std::int64_t rows, std::int64_t cols, std::int64_t nnz,
                                        bool withBaseline);
 

@@ -13,7 +13,23 @@
 namespace penumbra::spmv {
 
 const char* kernelName(SpmvKernel k) {
-  return k == SpmvKernel::WarpPerRow ? "csr_spmv_warp_per_row" : "csr_spmv_binned_delta16";
+  switch (k) {
+    case SpmvKernel::WarpPerRow:
+      return "csr_spmv_warp_per_row";
+    case SpmvKernel::SegmentedSteps:
+      return "csr_spmv_segmented_steps";
+    case SpmvKernel::BinnedDelta16:
+      break;
+  }
+  return "csr_spmv_binned_delta16";
+}
+
+SpmvLayouts layoutsFor(SpmvKernel k, bool withBaseline) {
+  SpmvLayouts l;
+  l.baseline = withBaseline || k == SpmvKernel::WarpPerRow;
+  l.delta16 = k == SpmvKernel::BinnedDelta16;
+  l.steps = k == SpmvKernel::SegmentedSteps;
+  return l;
 }
 
 std::string Delta16Config::name() const {
@@ -66,15 +82,19 @@ SpmvEngine::SpmvEngine(HalfCsr d, const SpmvOptions& options, const JobControl& 
     return;
   }
   device_ = choice.device->name;
-  const SpmvMemoryEstimate est =
-      estimateDeviceBytes(d_.rows, d_.cols, d_.nnz(), options.withBaseline);
+  const SpmvLayouts layouts = layoutsFor(options.kernel, options.withBaseline);
+  const SpmvMemoryEstimate est = estimateDeviceBytes(d_.rows, d_.cols, d_.nnz(), layouts);
   refuseIfTooBig(d_.rows, d_.cols, d_.nnz(), est, double(choice.device->freeMemoryBytes), device_);
   gpu_ = std::make_unique<DeviceState>();
   job.report(0.3, "uploading D");
-  gpu_->d = std::make_unique<CudaSpmvMatrix>(d_, options.withBaseline, options.config, options.cpuThreads);
+  StepCsrOptions steps = options.steps;
+  if (steps.threads == 0) steps.threads = options.cpuThreads;
+  gpu_->d =
+      std::make_unique<CudaSpmvMatrix>(d_, layouts, options.config, steps, options.cpuThreads);
   job.checkCancel();
   job.report(0.6, "uploading D^T");
-  gpu_->dt = std::make_unique<CudaSpmvMatrix>(dt_, options.withBaseline, options.config, options.cpuThreads);
+  gpu_->dt =
+      std::make_unique<CudaSpmvMatrix>(dt_, layouts, options.config, steps, options.cpuThreads);
   job.report(1.0, "ready");
 }
 

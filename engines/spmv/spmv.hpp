@@ -29,9 +29,10 @@ enum class Product { D, Dt };  ///< d = D w, or g = D^T r
 
 struct SpmvOptions {
   Backend backend = Backend::Auto;
-  SpmvKernel kernel = SpmvKernel::BinnedDelta16;
+  SpmvKernel kernel = SpmvKernel::BinnedDelta16;  ///< the GPU holds only the layout it reads
   bool withBaseline = false;  ///< keep the int32 indices for the paper's kernel on the GPU
-  Delta16Config config;
+  Delta16Config config;       ///< csr_spmv_binned_delta16
+  StepCsrOptions steps;       ///< csr_spmv_segmented_steps (threads 0: cpuThreads)
   int cpuThreads = 0;         ///< 0: all hardware threads
 };
 

@@ -13,6 +13,7 @@ namespace {
 }  // namespace
 
 CudaSpmvMatrix::CudaSpmvMatrix(const HalfCsr&, bool, Delta16Config, int) { noCuda(); }
+CudaSpmvMatrix::CudaSpmvMatrix(const HalfCsr&, const SpmvLayouts&, Delta16Config, StepCsrOptions, int) { noCuda(); }
 CudaSpmvMatrix::~CudaSpmvMatrix() = default;
 std::int64_t CudaSpmvMatrix::rows() const { noCuda(); }
 std::int64_t CudaSpmvMatrix::cols() const { noCuda(); }
@@ -22,6 +23,10 @@ std::int64_t CudaSpmvMatrix::wideSlices() const { noCuda(); }
 std::int64_t CudaSpmvMatrix::longRows() const { noCuda(); }
 const Delta16Config& CudaSpmvMatrix::config() const { noCuda(); }
 void CudaSpmvMatrix::reconfigure(const Delta16Config&) { noCuda(); }
+const SpmvLayouts& CudaSpmvMatrix::layouts() const { noCuda(); }
+int CudaSpmvMatrix::stepBits() const { noCuda(); }
+std::int64_t CudaSpmvMatrix::stepTaskGroups() const { noCuda(); }
+double CudaSpmvMatrix::realBytes(SpmvKernel) const { noCuda(); }
 void CudaSpmvMatrix::apply(const double*, double*, SpmvKernel, void*) const { noCuda(); }
 void CudaSpmvMatrix::applyHost(const double*, double*, SpmvKernel) const { noCuda(); }
 KernelProfile CudaSpmvMatrix::describe(SpmvKernel) const { noCuda(); }

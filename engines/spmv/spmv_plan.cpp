@@ -80,4 +80,32 @@ RowBins buildRowBins(const HalfCsr& m, std::int64_t longThreshold) {
   return b;
 }
 
+double delta16RealBytes(std::int64_t rows, std::int64_t cols, std::int64_t nnz, std::int64_t slices,
+                        std::int64_t wideSlices, std::int64_t rowTasks, std::int64_t emptyRuns) {
+  return 4.0 * double(nnz) + 8.0 * double(slices) +
+         2.0 * Delta16Columns::kSlice * double(wideSlices) + 16.0 * double(rowTasks) +
+         8.0 * double(emptyRuns) + 8.0 * double(rows + cols);
+}
+
+double delta16RealBytes(const HalfCsr& m) {
+  constexpr int S = Delta16Columns::kSlice;
+  const std::int64_t nnz = m.nnz(), slices = (nnz + S - 1) / S + 1;
+  std::int64_t wide = 0;
+  for (std::int64_t b = 0; b < nnz; b += S) {
+    const auto [lo, hi] =
+        std::minmax_element(m.colIdx.begin() + b, m.colIdx.begin() + std::min(nnz, b + S));
+    wide += std::int64_t(*hi) - *lo >= 65536;
+  }
+  std::int64_t tasks = 0, runs = 0, emptyInRun = 0;
+  for (std::int64_t r = 0; r < m.rows; ++r) {
+    if (m.rowPtr[std::size_t(r) + 1] > m.rowPtr[std::size_t(r)]) {
+      ++tasks;
+      emptyInRun = 0;
+    } else if (emptyInRun++ % RowBins::kEmptyRunMax == 0) {
+      ++runs;
+    }
+  }
+  return delta16RealBytes(m.rows, m.cols, nnz, slices, wide, tasks, runs);
+}
+
 }  // namespace penumbra::spmv

@@ -51,6 +51,15 @@ struct RowBins {
   std::vector<EmptyRun> emptyRuns; ///< runs of empty rows, row order
 };
 
+/// Bytes one product with csr_spmv_binned_delta16 really moves: values and deltas (2 + 2 B per
+/// entry), 8 B per slice record, the high halves of wide slices (512 B each), a 16-byte RowTask
+/// per non-empty row, 8 B per run of empty rows, y written and x read once (8 B per row and per
+/// column, the vectors as the model counts them).
+double delta16RealBytes(std::int64_t rows, std::int64_t cols, std::int64_t nnz, std::int64_t slices,
+                        std::int64_t wideSlices, std::int64_t rowTasks, std::int64_t emptyRuns);
+/// The same from the matrix alone (the slice spans and the row bins counted, nothing stored).
+double delta16RealBytes(const HalfCsr& m);
+
 /// Builds the delta columns (multi-threaded; threads <= 0: all hardware threads).
 Delta16Columns buildDelta16Columns(const HalfCsr& m, int threads = 0);
 RowBins buildRowBins(const HalfCsr& m, std::int64_t longThreshold);

@@ -1,4 +1,5 @@
-// CudaSpmvMatrix: plan on the host (spmv_plan.cpp), refuse what does not fit, upload, launch.
+// CudaSpmvMatrix: plan on the host (spmv_plan.cpp, step_csr.cpp), refuse what does not fit,
+// upload, launch.
 #include <cuda_runtime.h>
 
 #include <cmath>
@@ -7,6 +8,7 @@
 
 #include "core/cuda/device_buffer.cuh"
 #include "core/device.hpp"
+#include "spmv/cuda/device_step_csr.cuh"
 #include "spmv/cuda/spmv_kernels.cuh"
 #include "spmv/cuda_spmv.hpp"
 
@@ -26,7 +28,9 @@ struct CudaSpmvMatrix::Impl {
   std::int64_t rows = 0, cols = 0, nnz = 0;
   double scale = 1;
   Delta16Config config;
-  std::int64_t wideSlices = 0;
+  SpmvLayouts layouts;
+  std::int64_t wideSlices = 0, nonEmptyRows = 0;
+  std::unique_ptr<cuda::DeviceStepCsr> steps;
   DeviceBuffer<std::uint16_t> values, delta, wideHigh;
   DeviceBuffer<SliceRecord> slices;
   DeviceBuffer<std::int64_t> rowPtr;
@@ -61,6 +65,11 @@ struct CudaSpmvMatrix::Impl {
 };
 
 CudaSpmvMatrix::CudaSpmvMatrix(const HalfCsr& m, bool withBaseline, Delta16Config config, int threads)
+    : CudaSpmvMatrix(m, layoutsFor(SpmvKernel::BinnedDelta16, withBaseline), config, StepCsrOptions{0, 0, threads},
+                     threads) {}
+
+CudaSpmvMatrix::CudaSpmvMatrix(const HalfCsr& m, const SpmvLayouts& layouts, Delta16Config config,
+                               StepCsrOptions stepOptions, int threads)
     : impl_(std::make_unique<Impl>()) {
   Impl& s = *impl_;
   const auto devices = queryCudaDevices();
@@ -71,32 +80,46 @@ CudaSpmvMatrix::CudaSpmvMatrix(const HalfCsr& m, bool withBaseline, Delta16Confi
   s.nnz = m.nnz();
   s.scale = m.scale;
   s.config = config;
+  s.layouts = layouts;
   s.device = devices.front().name;
-  // Check, then allocate: the layout's bytes (with the true number of wide slices) against the
-  // free memory, before the first cudaMalloc.
-  Delta16Columns cols = buildDelta16Columns(m, threads);
-  RowBins bins = buildRowBins(m, config.longThreshold);
+  for (std::int64_t r = 0; r < m.rows; ++r) s.nonEmptyRows += m.rowPtr[std::size_t(r) + 1] > m.rowPtr[std::size_t(r)];
+  // Check, then allocate: the layouts' bytes (with the true number of wide slices and the true
+  // StepCsr) against the free memory, before the first cudaMalloc.
+  const bool csr = layouts.delta16 || layouts.baseline;  // values and offsets in CSR order
+  Delta16Columns cols;
+  RowBins bins;
+  if (layouts.delta16) {
+    cols = buildDelta16Columns(m, threads);
+    bins = buildRowBins(m, config.longThreshold);
+  }
+  StepCsr stepCsr;
+  if (layouts.steps) stepCsr = encodeStepCsr(m, stepOptions);
   s.wideSlices = cols.wideSlices();
-  const double need = double(cols.paddedNnz) * 4 + double(cols.slices.size()) * sizeof(SliceRecord) +
-                      double(cols.wideHigh.size()) * 2 + 8.0 * double(m.rows + 1) +
-                      (withBaseline ? 4.0 * double(m.nnz()) : 0.0) +
+  const double paddedNnz = layouts.delta16 ? double(cols.paddedNnz) : double(m.nnz());
+  const double need = (csr ? 2.0 * paddedNnz + 8.0 * double(m.rows + 1) : 0.0) +
+                      double(cols.delta.size()) * 2 + double(cols.slices.size()) * sizeof(SliceRecord) +
+                      double(cols.wideHigh.size()) * 2 + (layouts.baseline ? 4.0 * double(m.nnz()) : 0.0) +
                       16.0 * double(bins.longRows.size() + bins.warpRows.size()) +
-                      8.0 * double(bins.emptyRuns.size()) + 8.0 * double(m.rows + m.cols);
+                      8.0 * double(bins.emptyRuns.size()) + (layouts.steps ? stepCsrDeviceBytes(stepCsr) : 0.0) +
+                      8.0 * double(m.rows + m.cols);
   std::size_t freeB = 0, totalB = 0;
   PENUMBRA_CUDA_CHECK(cudaMemGetInfo(&freeB, &totalB));
   SpmvMemoryEstimate est;
   est.matrixBytes = need;
   refuseIfTooBig(m.rows, m.cols, m.nnz(), est, double(freeB), s.device);
 
-  s.values.allocate(std::size_t(cols.paddedNnz));
-  s.values.fillBytes(0);
-  if (m.nnz() > 0) s.values.upload(m.values.data(), m.values.size());
+  if (csr) {
+    s.values.allocate(std::size_t(paddedNnz));
+    s.values.fillBytes(0);
+    if (m.nnz() > 0) s.values.upload(m.values.data(), m.values.size());
+    put(s.rowPtr, m.rowPtr);
+  }
   put(s.delta, cols.delta);
   put(s.slices, cols.slices);
   put(s.wideHigh, cols.wideHigh);
-  put(s.rowPtr, m.rowPtr);
-  if (withBaseline) put(s.colIdx, m.colIdx);
+  if (layouts.baseline) put(s.colIdx, m.colIdx);
   s.uploadBins(bins);
+  if (layouts.steps) s.steps = std::make_unique<cuda::DeviceStepCsr>(stepCsr, stepOptions.lanesPerGroup);
   s.source = &m;
 }
 
@@ -108,6 +131,9 @@ std::int64_t CudaSpmvMatrix::nnz() const { return impl_->nnz; }
 std::int64_t CudaSpmvMatrix::wideSlices() const { return impl_->wideSlices; }
 std::int64_t CudaSpmvMatrix::longRows() const { return std::int64_t(impl_->longRows.size()); }
 const Delta16Config& CudaSpmvMatrix::config() const { return impl_->config; }
+const SpmvLayouts& CudaSpmvMatrix::layouts() const { return impl_->layouts; }
+int CudaSpmvMatrix::stepBits() const { return impl_->steps ? impl_->steps->stepBits() : 0; }
+std::int64_t CudaSpmvMatrix::stepTaskGroups() const { return impl_->steps ? impl_->steps->taskGroups() : 0; }
 const std::int64_t* CudaSpmvMatrix::deviceRowPtr() const { return impl_->rowPtr.get(); }
 const std::int32_t* CudaSpmvMatrix::deviceColIdx() const { return impl_->colIdx.get(); }
 const std::uint16_t* CudaSpmvMatrix::deviceValues() const { return impl_->values.get(); }
@@ -117,11 +143,12 @@ std::size_t CudaSpmvMatrix::deviceBytes() const {
   return 2 * (s.values.size() + s.delta.size() + s.wideHigh.size()) +
          sizeof(SliceRecord) * s.slices.size() + 8 * s.rowPtr.size() + 4 * s.colIdx.size() +
          sizeof(RowTask) * (s.longRows.size() + s.warpRows.size()) +
-         sizeof(EmptyRun) * s.emptyRuns.size();
+         sizeof(EmptyRun) * s.emptyRuns.size() + std::size_t(s.steps ? s.steps->deviceBytes() : 0.0);
 }
 
 void CudaSpmvMatrix::reconfigure(const Delta16Config& config) {
   PENUMBRA_REQUIRE(impl_->source, Internal, "SpMV: reconfigure without the host matrix");
+  PENUMBRA_REQUIRE(impl_->layouts.delta16, InvalidArgument, "SpMV: reconfigure without the delta16 layout");
   if (config.longThreshold != impl_->config.longThreshold)
     impl_->uploadBins(buildRowBins(*impl_->source, config.longThreshold));
   impl_->config = config;
@@ -134,7 +161,11 @@ void CudaSpmvMatrix::apply(const double* dX, double* dY, SpmvKernel k, void* str
     PENUMBRA_REQUIRE(s.nnz == 0 || s.colIdx.get(), InvalidArgument,
                      "SpMV: the baseline kernel needs the matrix uploaded withBaseline");
     cuda::launchWarpPerRow(s.values.get(), s.colIdx.get(), s.rowPtr.get(), s.rows, s.scale, dX, dY, st);
+  } else if (k == SpmvKernel::SegmentedSteps) {
+    PENUMBRA_REQUIRE(s.steps, InvalidArgument, "SpMV: csr_spmv_segmented_steps needs the steps layout");
+    cuda::launchSegmentedSteps(s.steps->view(), s.steps->stepBits(), s.steps->lanesPerGroup(), dX, dY, st);
   } else {
+    PENUMBRA_REQUIRE(s.layouts.delta16, InvalidArgument, "SpMV: csr_spmv_binned_delta16 needs the delta16 layout");
     cuda::launchDelta16(s.view(), s.config.entriesPerLoad, s.config.loadsInFlight, s.config.lanesPerRow,
                         s.config.minBlocksPerSm, dX, dY, st);
   }
@@ -153,14 +184,21 @@ void CudaSpmvMatrix::applyHost(const double* x, double* y, SpmvKernel k) const {
 
 KernelProfile CudaSpmvMatrix::describe(SpmvKernel k) const {
   const Impl& s = *impl_;
+  if (k == SpmvKernel::SegmentedSteps)
+    PENUMBRA_REQUIRE(s.steps, InvalidArgument, "SpMV: csr_spmv_segmented_steps needs the steps layout");
   const cuda::LaunchShape shape =
-      k == SpmvKernel::WarpPerRow
-          ? cuda::warpPerRowShape(s.rows)
-          : cuda::delta16Shape(s.view(), s.config.entriesPerLoad, s.config.loadsInFlight, s.config.lanesPerRow,
-                                s.config.minBlocksPerSm);
+      k == SpmvKernel::WarpPerRow       ? cuda::warpPerRowShape(s.rows)
+      : k == SpmvKernel::SegmentedSteps ? cuda::segmentedStepsShape(s.steps->view(), s.steps->stepBits(),
+                                                                    s.steps->lanesPerGroup())
+                                        : cuda::delta16Shape(s.view(), s.config.entriesPerLoad, s.config.loadsInFlight,
+                                                             s.config.lanesPerRow, s.config.minBlocksPerSm);
   KernelProfile p;
   p.kernel = kernelName(k);
-  p.variant = k == SpmvKernel::WarpPerRow ? "paper" : s.config.name();
+  p.variant = k == SpmvKernel::WarpPerRow       ? std::string("paper")
+              : k == SpmvKernel::SegmentedSteps ? "s" + std::to_string(s.steps->stepBits()) + "t" +
+                                                      std::to_string(s.steps->taskGroups()) + "l" +
+                                                      std::to_string(s.steps->lanesPerGroup())
+                                                : s.config.name();
   p.backend = "cuda";
   p.device = s.device;
   p.gridX = shape.grid;
@@ -179,6 +217,23 @@ KernelProfile CudaSpmvMatrix::describe(SpmvKernel k) const {
   p.bytes = 6.0 * double(s.nnz) + 12.0 * double(s.rows) + 8.0 * double(s.cols);
   p.flops = 2.0 * double(s.nnz);
   return p;
+}
+
+double CudaSpmvMatrix::realBytes(SpmvKernel k) const {
+  const Impl& s = *impl_;
+  const double vectors = 8.0 * double(s.rows + s.cols), nnz = double(s.nnz);
+  switch (k) {
+    case SpmvKernel::WarpPerRow:  // fp16 values, int32 columns, two 64-bit offsets per row (one read)
+      return 6.0 * nnz + 8.0 * double(s.rows + 1) + vectors;
+    case SpmvKernel::SegmentedSteps:
+      PENUMBRA_REQUIRE(s.steps, InvalidArgument, "SpMV: csr_spmv_segmented_steps needs the steps layout");
+      return s.steps->bytes().total();
+    case SpmvKernel::BinnedDelta16:
+      PENUMBRA_REQUIRE(s.layouts.delta16, InvalidArgument, "SpMV: csr_spmv_binned_delta16 needs the delta16 layout");
+      break;
+  }
+  return delta16RealBytes(s.rows, s.cols, s.nnz, std::int64_t(s.slices.size()), s.wideSlices, s.nonEmptyRows,
+                          std::int64_t(s.emptyRuns.size()));
 }
 
 }  // namespace penumbra::spmv

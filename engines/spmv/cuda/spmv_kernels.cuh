@@ -1,10 +1,11 @@
 #pragma once
-// Launch wrappers of the two SpMV kernels (definitions in csr_spmv_warp_per_row.cu and
-// csr_spmv_binned_delta16.cu). Every wrapper checks its launch.
+// Launch wrappers of the SpMV kernels (definitions in csr_spmv_warp_per_row.cu,
+// csr_spmv_binned_delta16.cu and csr_spmv_segmented_steps.cu). Every wrapper checks its launch.
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
+#include "spmv/segmented_steps_warp.hpp"
 #include "spmv/spmv_plan.hpp"
 
 namespace penumbra::spmv::cuda {
@@ -38,5 +39,11 @@ LaunchShape delta16Shape(const Delta16View& v, int entriesPerLoad, int loadsInFl
                          int minBlocksPerSm);
 void launchDelta16(const Delta16View& v, int entriesPerLoad, int loadsInFlight, int lanesPerRow,
                    int minBlocksPerSm, const double* x, double* y, cudaStream_t stream);
+
+/// stepBits 4 or 8 (the StepCsr's width), lanesPerGroup 1 or 2. Launches the main kernel and, when
+/// rows are cut between tasks, the kernel that adds their pieces.
+LaunchShape segmentedStepsShape(const StepKernelView& v, int stepBits, int lanesPerGroup);
+void launchSegmentedSteps(const StepKernelView& v, int stepBits, int lanesPerGroup, const double* x, double* y,
+                          cudaStream_t stream);
 
 }  // namespace penumbra::spmv::cuda
