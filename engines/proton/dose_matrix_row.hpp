@@ -32,28 +32,39 @@ PENUMBRA_HD_INLINE double expD(double x) {
 #endif
 }
 
-/// Where one dose voxel falls in one beam's BEV grid.
+/// Where one dose voxel falls in one beam's BEV grid: its cell, held compactly (the GPU keeps
+/// this across all layers of the beam; corner indices and weights are recomputed per layer with
+/// bevCorners' own integer steps and products, so they are the same numbers).
 struct VoxelCorners {
-  long long idx[8];  ///< BEV sample of corner c = di + 2 dj + 4 dk
-  double wt[8];      ///< trilinear weight of corner c
-  double a[2], b[2]; ///< iso-plane position [mm] of the rays i (di = 0), i + 1; j, j + 1
-  double scale2[2];  ///< (d / SAD)^2 of the planes k, k + 1
-  int tile;          ///< BEV tile of corner 0 (whose spot lists the row uses)
+  long long idx0;     ///< BEV sample of corner 0
+  long long step[3];  ///< index step to the upper corner along i, j, k (0 on a 1-sample axis)
+  double t[3];        ///< trilinear fractions along i, j, k
+  double a[2], b[2];  ///< iso-plane position [mm] of the rays i, i1 and j, j1
+  double scale2[2];   ///< (d / SAD)^2 of the planes k, k1
+  int tile;           ///< BEV tile of corner 0 (whose spot lists the row uses)
+
+  /// BEV sample of corner c = di + 2 dj + 4 dk.
+  PENUMBRA_HD_INLINE long long index(int c) const {
+    return idx0 + ((c & 1) ? step[0] : 0) + ((c & 2) ? step[1] : 0) + ((c & 4) ? step[2] : 0);
+  }
 };
 
-/// False where the voxel lies outside the beam's BEV grid.
+/// False where the voxel at (px, py, pz) [mm] lies outside the beam's BEV grid.
 PENUMBRA_HD_INLINE bool voxelCorners(const BevGeometry& g, int tilesA, double px, double py,
                                      double pz, VoxelCorners& v) {
-  if (!bevCorners(g, px, py, pz, v.idx, v.wt)) return false;
-  const long long nAB = (long long)g.nA * g.nB;
-  const int ci = int(v.idx[0] % g.nA), cj = int((v.idx[0] / g.nA) % g.nB);
-  v.tile = (cj / kTile) * tilesA + ci / kTile;
+  BevCell cell;
+  if (!bevCell(g, px, py, pz, cell)) return false;
+  const long long nA = g.nA, nAB = (long long)g.nA * g.nB;
+  v.idx0 = (long long)cell.k * nAB + (long long)cell.j * nA + cell.i;
+  v.step[0] = cell.i1 - cell.i;
+  v.step[1] = (long long)(cell.j1 - cell.j) * nA;
+  v.step[2] = (long long)(cell.k1 - cell.k) * nAB;
+  for (int q = 0; q < 3; ++q) v.t[q] = cell.t[q];
+  v.tile = (cell.j / kTile) * tilesA + cell.i / kTile;
   for (int h = 0; h < 2; ++h) {
-    const long long q = v.idx[h ? 7 : 0];  // corner 7 holds i + 1, j + 1, k + 1
-    const long long kk = q / nAB, jj = (q / g.nA) % g.nB, ii = q % g.nA;
-    v.a[h] = g.a0 + double(ii) * g.da;
-    v.b[h] = g.b0 + double(jj) * g.db;
-    const double d = g.d0 + double(kk) * g.dd;
+    v.a[h] = g.a0 + double(h ? cell.i1 : cell.i) * g.da;
+    v.b[h] = g.b0 + double(h ? cell.j1 : cell.j) * g.db;
+    const double d = g.d0 + double(h ? cell.k1 : cell.k) * g.dd;
     v.scale2[h] = (d / g.sad) * (d / g.sad);
   }
   return true;
@@ -67,26 +78,33 @@ struct CornerTerms {
   double cut[8];   ///< iso-plane squared cut-off radius [mm^2], or -1
 };
 
-/// Evaluates the layer's tables (idd, sigma: n entries, 1/step invDz) at the corners' WEPL [mm].
-/// Returns false when no corner gets dose from this layer.
-PENUMBRA_HD_INLINE bool cornerTerms(const double* idd, const double* sigma, int n, double invDz,
-                                    const double wepl[8], const VoxelCorners& v, double cut2,
-                                    double normK, CornerTerms& t) {
+/// Corner c's terms of one layer (tables idd, sigma: n entries, 1/step invDz) at its WEPL
+/// (wepl: the beam's BEV array [mm]). Returns false where the corner gets no dose (then
+/// wa = expo = 0, cut = -1). Indices are selected, not computed into arrays, so that a GPU loop
+/// over c need not keep the cell in local memory.
+PENUMBRA_HD_INLINE bool cornerTerm(const double* idd, const double* sigma, int n, double invDz,
+                                   const double* wepl, const VoxelCorners& v, int c, double cut2,
+                                   double normK, double& wa, double& expo, double& cut) {
+  const double wt = cornerWeight(v.t, c);
+  DepthTerms<double> d{0, 0, 0};
+  const double scale2 = (c & 4) ? v.scale2[1] : v.scale2[0];
+  const bool on = wt > 0 && depthTerms(idd, sigma, n, invDz, wepl[v.index(c)], scale2, cut2, normK, d);
+  // (wt amp) exp(...) is the CPU's left-to-right wt * amp * exp(...): folding wt into amp
+  // here changes no bit.
+  wa = on ? wt * d.amp : 0.0;
+  expo = on ? d.expo : 0.0;
+  cut = on ? d.cutIso2 : -1.0;
+  return on;
+}
+
+/// All 8 corners (the CPU's form). Returns false when no corner gets dose from this layer.
+inline bool cornerTerms(const double* idd, const double* sigma, int n, double invDz,
+                        const double* wepl, const VoxelCorners& v, double cut2, double normK,
+                        CornerTerms& t) {
   bool any = false;
-#ifdef __CUDA_ARCH__
-#pragma unroll
-#endif
-  for (int c = 0; c < 8; ++c) {
-    DepthTerms<double> d{0, 0, 0};
-    const bool on = v.wt[c] > 0 &&
-                    depthTerms(idd, sigma, n, invDz, wepl[c], v.scale2[c >> 2], cut2, normK, d);
-    // (wt amp) exp(...) is the CPU's left-to-right wt * amp * exp(...): folding wt into amp
-    // here changes no bit.
-    t.wa[c] = on ? v.wt[c] * d.amp : 0.0;
-    t.expo[c] = on ? d.expo : 0.0;
-    t.cut[c] = on ? d.cutIso2 : -1.0;
-    any = any || on;
-  }
+  for (int c = 0; c < 8; ++c)
+    if (cornerTerm(idd, sigma, n, invDz, wepl, v, c, cut2, normK, t.wa[c], t.expo[c], t.cut[c]))
+      any = true;
   return any;
 }
 
@@ -103,24 +121,50 @@ PENUMBRA_HD_INLINE void spotDistances(const VoxelCorners& v, double sa, double s
 
 /// True when some corner lies inside the spot's cut-off: the entry is then evaluated (and is
 /// non-zero unless the product underflows). Costs compares only, no exp.
-PENUMBRA_HD_INLINE bool spotReaches(const CornerTerms& t, const double r2[4]) {
+template <typename Terms>
+PENUMBRA_HD_INLINE bool spotReachesOf(const Terms& t, const double r2[4]) {
   bool in = false;
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
-  for (int c = 0; c < 8; ++c) in = in || r2[c & 3] < t.cut[c];
+  for (int c = 0; c < 8; ++c) in = in || r2[c & 3] < t.cut(c);
   return in;
 }
 
-/// The entry [Gy per unit weight], summed over corners in the order c = 0..7.
-PENUMBRA_HD_INLINE double spotValue(const CornerTerms& t, const double r2[4]) {
+/// The entry [Gy per unit weight], summed over corners in the order c = 0..7. `Terms` is
+/// CornerTerms or a type with the same members read through wa(c), expo(c), cut(c) (the GPU
+/// keeps wa and expo in shared memory: see dose_matrix_kernels.cu).
+///
+/// On the GPU the 8 exps run without branches, so that their dependent chains interleave: a
+/// warp takes a corner's branch whenever one of its lanes needs it (nearly always), so branches
+/// would save no work there. Adding +0 for a corner outside the cut-off leaves v exactly as
+/// skipping it does (v >= +0 throughout), so the sum is the CPU's bit for bit.
+template <typename Terms>
+PENUMBRA_HD_INLINE double spotValueOf(const Terms& t, const double r2[4]) {
   double v = 0;
 #ifdef __CUDA_ARCH__
+  double e[8];
 #pragma unroll
-#endif
+  for (int c = 0; c < 8; ++c) e[c] = expD(-r2[c & 3] * t.expo(c));
+#pragma unroll
+  for (int c = 0; c < 8; ++c) v += r2[c & 3] < t.cut(c) ? t.wa(c) * e[c] : 0.0;
+#else
   for (int c = 0; c < 8; ++c)
-    if (r2[c & 3] < t.cut[c]) v += t.wa[c] * expD(-r2[c & 3] * t.expo[c]);
+    if (r2[c & 3] < t.cut(c)) v += t.wa(c) * expD(-r2[c & 3] * t.expo(c));
+#endif
   return v;
+}
+
+/// CornerTerms read through the accessors of spotValueOf.
+struct CornerTermsRef {
+  const CornerTerms& t;
+  PENUMBRA_HD_INLINE double wa(int c) const { return t.wa[c]; }
+  PENUMBRA_HD_INLINE double expo(int c) const { return t.expo[c]; }
+  PENUMBRA_HD_INLINE double cut(int c) const { return t.cut[c]; }
+};
+
+PENUMBRA_HD_INLINE double spotValue(const CornerTerms& t, const double r2[4]) {
+  return spotValueOf(CornerTermsRef{t}, r2);
 }
 
 /// float -> IEEE binary16 bits, round to nearest even: the same integer steps as

@@ -53,16 +53,14 @@ DoseMatrixCsr buildDoseMatrixCpu(const ResolvedRequest& r, const Volume<float>& 
           if (beam.layout.empty) continue;
           pb::VoxelCorners vc;
           if (!pb::voxelCorners(beam.layout.bev, beam.layout.tilesA, p.x, p.y, p.z, vc)) continue;
-          double w8[8];
-          for (int c = 0; c < 8; ++c) w8[c] = wepl[b][std::size_t(vc.idx[c])];
           const std::size_t nL = beam.layers.size(), tile = std::size_t(vc.tile);
           for (std::size_t l = 0; l < nL; ++l) {
             const int e0 = beam.tileLayerBegin[tile * nL + l], e1 = beam.tileLayerBegin[tile * nL + l + 1];
             if (e0 == e1) continue;
             const LayerTable& T = *beam.layers[l].table;
             pb::CornerTerms t;
-            if (!pb::cornerTerms(T.idd.data(), T.sigmaMm.data(), int(T.idd.size()), 1.0 / T.dzMm, w8,
-                                 vc, cut2, normK, t))
+            if (!pb::cornerTerms(T.idd.data(), T.sigmaMm.data(), int(T.idd.size()), 1.0 / T.dzMm,
+                                 wepl[b].data(), vc, cut2, normK, t))
               continue;
             for (int e = e0; e < e1; ++e) {
               const int s = beam.tileSpots[std::size_t(e)];
