@@ -7,11 +7,11 @@
 // terms (8 table look-ups, 3 divisions each) are computed by the warp together; only the spot
 // lists differ between lanes (a lane's tile). Within a layer, each lane first scans its list for
 // the next spot inside the cut-off of one of its corners (compares only), then the warp
-// evaluates the found entries together (up to 8 double exp each): about 2 of 3 listed spots
-// are outside the cut-off (the lists are conservative for a whole tile and every depth), and
-// evaluating in lockstep would run the exps of the warp at the rate of its slowest lane's
-// list instead of its entries. A lane's entries come out in (beam, layer, spot) order, the
-// CPU's, so a row is written in order with no sort.
+// evaluates the found entries together (8 double exps each): 62 % of the listed spots are
+// outside the cut-off (hn-2field at 1 mm: 4.3e9 listed, 1.7e9 inside, on 3.1e6 rows in a beam;
+// the lists are conservative for a whole tile and every depth), and evaluating in lockstep
+// would run the exps of the warp at the rate of its lanes' lists instead of its entries. A
+// lane's entries come out in (beam, layer, spot) order, the CPU's, so a row needs no sort.
 //
 // Three passes evaluate every entry the same way: column maxima, kept counts, kept entries;
 // recomputing costs two extra evaluations but no memory beyond the CSR itself (an entry list
