@@ -18,6 +18,7 @@ std::vector<BenchRow> benchProton(int reps);  // bench_proton.cpp
 std::vector<BenchRow> benchSpmv(int reps);    // bench_spmv.cpp
 std::vector<BenchRow> benchMcml(int reps, std::uint64_t packets);  // bench_mcml.cpp (0: 1e8)
 std::vector<BenchRow> benchOptimise(int reps);  // bench_optimise.cpp
+std::vector<BenchRow> benchDoseMatrix(int reps);  // bench_dose_matrix.cpp (hn-2field D, GPU and CPU)
 std::vector<BenchRow> benchCccs(int reps);      // bench_cccs.cpp (photon collapsed cone)
 // bench_gamma.cpp; dir: also write the case as MetaImage (empty: do not)
 std::vector<BenchRow> benchGamma(int reps, const std::string& writeCaseDir);
@@ -77,13 +78,15 @@ int cmdBench(Args args) {
       r = benchMcml(haveReps ? reps : 1, mcmlPackets);
     else if (s == "optimise")
       r = benchOptimise(reps);
+    else if (s == "dose-matrix")
+      r = benchDoseMatrix(reps);
     else if (s == "cccs")
       r = benchCccs(reps);
     else if (s == "gamma")
       r = benchGamma(reps, gammaCaseDir);
     else {
       std::cerr << "penumbra-cli bench: unknown suite '" << s
-                << "' (bandwidth, import, proton, spmv, mcml, optimise, cccs, gamma)\n";
+                << "' (bandwidth, import, proton, spmv, mcml, optimise, dose-matrix, cccs, gamma)\n";
       return 2;
     }
     rows.insert(rows.end(), r.begin(), r.end());

@@ -101,11 +101,14 @@ PENUMBRA_HD inline double sampleBev(const V* bev, const BevGeometry& g, double p
   return c0 + tk * (c1 - c0);
 }
 
-/// Corner indices and trilinear weights of sampleBev (for the dose-deposition matrix, whose
-/// entries must be the same linear map). Returns false outside the grid. idx[c], wt[c] for the
-/// corners c = di + 2 dj + 4 dk.
-PENUMBRA_HD inline bool bevCorners(const BevGeometry& g, double px, double py, double pz,
-                                   long long idx[8], double wt[8]) {
+/// The BEV cell of patient point p [mm] as sampleBev finds it: lower corner (i, j, k), upper
+/// corner (i1, j1, k1) (equal to the lower one along an axis of one sample) and the fractions
+/// t[] along each axis. Returns false outside the grid.
+struct BevCell {
+  int i, j, k, i1, j1, k1;
+  double t[3];
+};
+PENUMBRA_HD_INLINE bool bevCell(const BevGeometry& g, double px, double py, double pz, BevCell& cell) {
   const double rx = px - g.source[0], ry = py - g.source[1], rz = pz - g.source[2];
   const double d = rx * g.w[0] + ry * g.w[1] + rz * g.w[2];
   if (!(d > 0)) return false;
@@ -119,13 +122,37 @@ PENUMBRA_HD inline bool bevCorners(const BevGeometry& g, double px, double py, d
   if (i > g.nA - 2) i = g.nA > 1 ? g.nA - 2 : 0;
   if (j > g.nB - 2) j = g.nB > 1 ? g.nB - 2 : 0;
   if (k > g.nD - 2) k = g.nD > 1 ? g.nD - 2 : 0;
-  const double t[3] = {fi - i, fj - j, fk - k};
-  const int i1 = g.nA > 1 ? i + 1 : i, j1 = g.nB > 1 ? j + 1 : j, k1 = g.nD > 1 ? k + 1 : k;
+  cell.t[0] = fi - i;
+  cell.t[1] = fj - j;
+  cell.t[2] = fk - k;
+  cell.i = i;
+  cell.j = j;
+  cell.k = k;
+  cell.i1 = g.nA > 1 ? i + 1 : i;
+  cell.j1 = g.nB > 1 ? j + 1 : j;
+  cell.k1 = g.nD > 1 ? k + 1 : k;
+  return true;
+}
+
+/// Trilinear weight of corner c = di + 2 dj + 4 dk of a cell with fractions t[].
+PENUMBRA_HD_INLINE double cornerWeight(const double t[3], int c) {
+  const int di = c & 1, dj = (c >> 1) & 1, dk = (c >> 2) & 1;
+  return (di ? t[0] : 1 - t[0]) * (dj ? t[1] : 1 - t[1]) * (dk ? t[2] : 1 - t[2]);
+}
+
+/// Corner indices and trilinear weights of sampleBev (for the dose-deposition matrix, whose
+/// entries must be the same linear map). Returns false outside the grid. idx[c], wt[c] for the
+/// corners c = di + 2 dj + 4 dk.
+PENUMBRA_HD inline bool bevCorners(const BevGeometry& g, double px, double py, double pz,
+                                   long long idx[8], double wt[8]) {
+  BevCell cell;
+  if (!bevCell(g, px, py, pz, cell)) return false;
   const long long nA = g.nA, nAB = (long long)g.nA * g.nB;
   for (int c = 0; c < 8; ++c) {
     const int di = c & 1, dj = (c >> 1) & 1, dk = (c >> 2) & 1;
-    idx[c] = (long long)(dk ? k1 : k) * nAB + (long long)(dj ? j1 : j) * nA + (di ? i1 : i);
-    wt[c] = (di ? t[0] : 1 - t[0]) * (dj ? t[1] : 1 - t[1]) * (dk ? t[2] : 1 - t[2]);
+    idx[c] = (long long)(dk ? cell.k1 : cell.k) * nAB + (long long)(dj ? cell.j1 : cell.j) * nA +
+             (di ? cell.i1 : cell.i);
+    wt[c] = cornerWeight(cell.t, c);
   }
   return true;
 }

@@ -1,7 +1,9 @@
 #pragma once
 /// Internal interface between computeProtonDose() (validation, estimate, dispatch) and the
 /// backends. Not part of the public API; tests use it to reach single stages.
+#include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/progress.hpp"
@@ -46,5 +48,41 @@ DoseMatrixCsr buildDoseMatrixCpu(const ResolvedRequest& r, const Volume<float>& 
 // ---- CUDA (cuda/proton_dose_cuda.cu; proton_dose_nocuda.cpp throws Unsupported) -------------
 
 void computeCuda(const ResolvedRequest& r, ProtonDoseResult& result, const JobControl& job);
+
+// ---- dose-deposition matrix on the GPU (cuda/dose_matrix_cuda.cu; nocuda: Unsupported) ------
+
+/// The same matrix as buildDoseMatrixCpu (structure exact; values equal but where CUDA's and
+/// glibc's exp() differ in the last bit), built on the GPU and downloaded; appends its kernel
+/// and stage profiles to `profiles`. Refuses (OutOfMemory) before allocating what does not fit.
+DoseMatrixCsr buildDoseMatrixCuda(const ResolvedRequest& r, const JobControl& job,
+                                  std::vector<KernelProfile>& profiles);
+
+// ---- the GPU build's memory (dose_matrix_memory.cpp: pure arithmetic, tested without a GPU) --
+
+/// Sizes that fix the GPU build's working arrays (known before anything is computed).
+struct DoseMatrixDeviceSizes {
+  double inputVoxels = 0;  ///< CT or SPR voxels
+  bool fromCt = false;     ///< the CT (int16) and the HU LUT are uploaded and converted
+  double rows = 0, cols = 0;
+  double bevSamples = 0;   ///< all beams together (each beam's WEPL is kept, in double)
+  double tileBegins = 0, tileEntries = 0;  ///< all beams' tile lists
+  double tableValues = 0;  ///< IDD + sigma values of the distinct energies
+};
+/// Device bytes of the working arrays: SPR (+ CT and LUT), double WEPL of every beam, double
+/// tables, tile lists (spot positions in double), row counts and offsets, column maxima.
+double doseMatrixWorkBytes(const DoseMatrixDeviceSizes& s);
+/// Device bytes of the finished CSR's entries: int32 column + fp16 value each (the int64 row
+/// offsets are part of the working arrays).
+inline double doseMatrixEntryBytes(double entries) { return 6.0 * entries; }
+/// Throws OutOfMemory when `needBytes` (what is about to be allocated) exceed 95 % of
+/// `freeBytes`, naming the matrix size, the working arrays, the entries (once counted,
+/// entries >= 0) and the device: "dose matrix on the GPU needs ...".
+void refuseDoseMatrixIfTooBig(double needBytes, double freeBytes, double workBytes,
+                              std::int64_t rows, std::int64_t cols, std::int64_t entries,
+                              const std::string& device);
+/// Free device memory as the GPU build sees it: `actualFree`, or less where a test has set a
+/// limit (0: no limit). The hook exists so that the refusal can be tested on any GPU.
+std::size_t doseMatrixFreeBytes(std::size_t actualFree);
+void setDoseMatrixDeviceLimitForTests(std::size_t bytes);
 
 }  // namespace penumbra::proton::detail

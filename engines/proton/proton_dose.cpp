@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/cpu_stage.hpp"
 #include "core/error.hpp"
 #include "core/parallel_for.hpp"
 #include "spmv/half_float.hpp"
@@ -115,12 +116,16 @@ WorkspaceEstimate workspaceBytes(const ProtonDoseRequest& r) {
   const auto machine = resolveMachine(r);
   const double inVox = double(inputGrid(r).voxelCount()), doseVox = double(dg.voxelCount());
   double bevMax = 0, tilesMax = 0, tableBytes = 0, matrixEntries = 0;
+  detail::DoseMatrixDeviceSizes mSizes;  // the GPU matrix build keeps every beam's WEPL
   std::set<double> energies;
   for (const ProtonBeam& b : r.beams) {
     const BeamLayout L = layoutBeam(b, dg, *machine, r.params.sampling);
     bevMax = std::max(bevMax, double(L.bevSamples()));
     tilesMax = std::max(tilesMax, double(L.tileListEntries) +
                                       double(L.tileCount()) * double(b.layers.size() + 1));
+    mSizes.bevSamples += double(L.bevSamples());
+    mSizes.tileEntries += double(L.tileListEntries);
+    mSizes.tileBegins += double(L.tileCount()) * double(b.layers.size()) + 1;
     for (std::size_t l = 0; l < b.layers.size(); ++l) {
       const double e = b.layers[l].energyMeV;
       if (energies.insert(e).second)
@@ -142,7 +147,15 @@ WorkspaceEstimate workspaceBytes(const ProtonDoseRequest& r) {
   const double dCt = r.spr ? 0 : 2.0 * inVox + 4.0 * 65536;
   const double dSpr = 4.0 * inVox, dDose = 4.0 * doseVox, dBev = 8.0 * bevMax;
   const double dMisc = tableBytes + 24.0 * spots + 4.0 * tilesMax;
-  const double device = dCt + dSpr + dDose + dBev + dMisc;
+  // The GPU matrix build runs after the dose (whose buffers are then freed): its working
+  // arrays here; its entries (6 B each) are counted on the GPU and checked before allocation.
+  mSizes.inputVoxels = inVox;
+  mSizes.fromCt = !r.spr;
+  mSizes.rows = doseVox;
+  mSizes.cols = spots;
+  mSizes.tableValues = tableBytes / 4.0;  // IDD and sigma, in double
+  const double dMatrixWork = r.params.computeDoseMatrix ? detail::doseMatrixWorkBytes(mSizes) : 0;
+  const double device = std::max(dCt + dSpr + dDose + dBev + dMisc, dMatrixWork);
   // Host: the float output; the CPU backend adds SPR, a double accumulator and BEV arrays;
   // the matrix needs 8 bytes per entry while built and 6 in CSR.
   const double hCpu = (r.spr ? 0 : 4.0 * inVox) + 8.0 * doseVox + 16.0 * bevMax + 4.0 * tilesMax;
@@ -152,7 +165,10 @@ WorkspaceEstimate workspaceBytes(const ProtonDoseRequest& r) {
     << formatBytes(dDose) << ", BEV WEPL+dose " << formatBytes(dBev) << ", tables/spots/tiles "
     << formatBytes(dMisc) << "; host: output " << formatBytes(4.0 * doseVox) << ", CPU work "
     << formatBytes(hCpu);
-  if (r.params.computeDoseMatrix) s << ", dose matrix ~" << formatBytes(hMatrix);
+  if (r.params.computeDoseMatrix)
+    s << ", dose matrix ~" << formatBytes(hMatrix) << " (GPU build: working arrays "
+      << formatBytes(dMatrixWork) << " + ~" << formatBytes(6.0 * matrixEntries) << " of entries)";
+  e.matrixEntries = std::size_t(std::min(matrixEntries, 1.8e19));
   e.deviceBytes = std::size_t(std::min(device, 1.8e19));
   e.hostBytes = std::size_t(std::min(host, 1.8e19));
   e.breakdown = s.str();
@@ -205,9 +221,14 @@ ProtonDoseResult computeProtonDose(const ProtonDoseRequest& req, const JobContro
                       formatBytes(free) + " are free (" + est.breakdown + ")",
                   __FILE__, __LINE__);
   }
-  const double hostNeed = double(choice.backend == Backend::Cuda && !req.params.computeDoseMatrix
-                                     ? std::size_t(4) * resolveDoseGrid(req).voxelCount()
-                                     : est.hostBytes);
+  // The CUDA backend needs the host output only, plus the matrix's CSR (6 B per entry and the
+  // row offsets) when it builds one; the CPU backend its working arrays too.
+  const double doseVoxels = double(resolveDoseGrid(req).voxelCount());
+  const double hostNeed =
+      choice.backend == Backend::Cuda
+          ? 4.0 * doseVoxels +
+                (req.params.computeDoseMatrix ? 6.0 * double(est.matrixEntries) + 8.0 * doseVoxels : 0)
+          : double(est.hostBytes);
   const double ram = double(physicalMemoryBytes());
   if (ram > 0 && hostNeed > 0.9 * ram)
     throw Error(ErrorCode::OutOfMemory,
@@ -247,8 +268,14 @@ ProtonDoseResult computeProtonDose(const ProtonDoseRequest& req, const JobContro
     detail::computeCpu(r, result, job);
   if (req.params.computeDoseMatrix) {
     job.checkCancel();
-    const Volume<float> spr = detail::resolveSpr(r);
-    result.matrix = detail::buildDoseMatrixCpu(r, spr, job);
+    if (choice.backend == Backend::Cuda) {
+      result.matrix = detail::buildDoseMatrixCuda(r, job, result.profiles);
+    } else {
+      const auto t0 = std::chrono::steady_clock::now();
+      const Volume<float> spr = detail::resolveSpr(r);
+      result.matrix = detail::buildDoseMatrixCpu(r, spr, job);
+      result.profiles.push_back(cpuProfile("dose_matrix_build", "cpu", msSince(t0), r.threads));
+    }
   }
   result.elapsedMs =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

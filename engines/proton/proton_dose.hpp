@@ -34,7 +34,9 @@ namespace penumbra::proton {
 
 struct ProtonDoseParameters {
   BevSampling sampling;  ///< BEV ray spacing, depth step, cut-off (3 sigma)
-  bool computeDoseMatrix = false;  ///< also build the dose-deposition matrix (CPU)
+  /// Also build the dose-deposition matrix, on the request's backend: the CUDA build gives the
+  /// CPU's matrix (same structure; values equal but for rare last-bit exp() differences).
+  bool computeDoseMatrix = false;
   /// Matrix entries below this fraction of their column's maximum are dropped.
   double doseMatrixRelativeCutoff = 1e-4;
   int cpuThreads = 0;  ///< 0: all hardware threads
@@ -82,6 +84,7 @@ struct WorkspaceEstimate {
   std::size_t deviceBytes = 0;  ///< for the CUDA backend
   std::size_t hostBytes = 0;    ///< output, CPU working arrays, matrix
   std::string breakdown;        ///< human-readable itemisation
+  std::size_t matrixEntries = 0;  ///< rough estimate of the matrix's entries (0 without one)
 };
 
 /// Throws InvalidArgument (with the reason) for an inconsistent request.

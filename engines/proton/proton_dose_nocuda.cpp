@@ -11,4 +11,10 @@ void computeCuda(const ResolvedRequest&, ProtonDoseResult&, const JobControl&) {
                  "this build of Penumbra has no CUDA support (the proton engine runs on the CPU)");
 }
 
+DoseMatrixCsr buildDoseMatrixCuda(const ResolvedRequest&, const JobControl&,
+                                  std::vector<KernelProfile>&) {
+  PENUMBRA_THROW(Unsupported,
+                 "this build of Penumbra has no CUDA support (the dose matrix is built on the CPU)");
+}
+
 }  // namespace penumbra::proton::detail

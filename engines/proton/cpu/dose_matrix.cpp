@@ -13,7 +13,7 @@
 
 #include "core/error.hpp"
 #include "core/parallel_for.hpp"
-#include "spmv/half_float.hpp"
+#include "proton/dose_matrix_row.hpp"
 #include "proton/proton_backend.hpp"
 
 namespace penumbra::proton::detail {
@@ -51,46 +51,22 @@ DoseMatrixCsr buildDoseMatrixCpu(const ResolvedRequest& r, const Volume<float>& 
         for (std::size_t b = 0; b < r.beams.size(); ++b) {
           const PreparedBeam& beam = r.beams[b];
           if (beam.layout.empty) continue;
-          const pb::BevGeometry& g = beam.layout.bev;
-          long long idx[8];
-          double wt[8];
-          if (!pb::bevCorners(g, p.x, p.y, p.z, idx, wt)) continue;
-          const long long nAB = (long long)g.nA * g.nB;
-          const int ci = int(idx[0] % g.nA), cj = int((idx[0] / g.nA) % g.nB);
-          const std::size_t tile =
-              std::size_t(cj / pb::kTile) * std::size_t(beam.layout.tilesA) + std::size_t(ci / pb::kTile);
-          const std::size_t nL = beam.layers.size();
-          double ca[8], cb[8], cScale2[8];
-          for (int c = 0; c < 8; ++c) {
-            const long long kk = idx[c] / nAB, jj = (idx[c] / g.nA) % g.nB, ii = idx[c] % g.nA;
-            ca[c] = g.a0 + double(ii) * g.da;
-            cb[c] = g.b0 + double(jj) * g.db;
-            const double d = g.d0 + double(kk) * g.dd;
-            cScale2[c] = (d / g.sad) * (d / g.sad);
-          }
+          pb::VoxelCorners vc;
+          if (!pb::voxelCorners(beam.layout.bev, beam.layout.tilesA, p.x, p.y, p.z, vc)) continue;
+          const std::size_t nL = beam.layers.size(), tile = std::size_t(vc.tile);
           for (std::size_t l = 0; l < nL; ++l) {
             const int e0 = beam.tileLayerBegin[tile * nL + l], e1 = beam.tileLayerBegin[tile * nL + l + 1];
             if (e0 == e1) continue;
             const LayerTable& T = *beam.layers[l].table;
-            pb::DepthTerms<double> t[8];
-            bool on[8];
-            bool any = false;
-            for (int c = 0; c < 8; ++c) {
-              on[c] = wt[c] > 0 &&
-                      pb::depthTerms(T.idd.data(), T.sigmaMm.data(), int(T.idd.size()), 1.0 / T.dzMm,
-                                     wepl[b][std::size_t(idx[c])], cScale2[c], cut2, normK, t[c]);
-              any = any || on[c];
-            }
-            if (!any) continue;
+            pb::CornerTerms t;
+            if (!pb::cornerTerms(T.idd.data(), T.sigmaMm.data(), int(T.idd.size()), 1.0 / T.dzMm,
+                                 wepl[b].data(), vc, cut2, normK, t))
+              continue;
             for (int e = e0; e < e1; ++e) {
               const int s = beam.tileSpots[std::size_t(e)];
-              const double sa = beam.spotA[std::size_t(s)], sb = beam.spotB[std::size_t(s)];
-              double v = 0;
-              for (int c = 0; c < 8; ++c) {
-                if (!on[c]) continue;
-                const double dx = ca[c] - sa, dy = cb[c] - sb, r2 = dx * dx + dy * dy;
-                if (r2 < t[c].cutIso2) v += wt[c] * t[c].amp * std::exp(-r2 * t[c].expo);
-              }
+              double r2[4];
+              pb::spotDistances(vc, beam.spotA[std::size_t(s)], beam.spotB[std::size_t(s)], r2);
+              const double v = pb::spotValue(t, r2);
               if (v > 0) {
                 const std::size_t col = beam.firstGlobalSpot + std::size_t(s);
                 out.col.push_back(std::int32_t(col));
@@ -128,7 +104,7 @@ DoseMatrixCsr buildDoseMatrixCpu(const ResolvedRequest& r, const Volume<float>& 
           continue;
         }
         m.colIdx.push_back(s.col[e]);
-        m.values.push_back(spmv::floatToHalfBits(float(double(v) * invScale)));
+        m.values.push_back(pb::entryHalf(v, invScale));
       }
       m.rowPtr[++row] = std::int64_t(m.colIdx.size());
     }
