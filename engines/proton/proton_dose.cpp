@@ -19,6 +19,7 @@
 #include "proton/physics/bragg_kleeman.hpp"
 #include "proton/prepare_cache.hpp"
 #include "proton/proton_backend.hpp"
+#include "proton/proton_gpu_cache.hpp"
 #include "raytrace/raytrace.hpp"
 
 namespace penumbra::proton {
@@ -212,7 +213,8 @@ ProtonDoseResult computeProtonDose(const ProtonDoseRequest& req, const JobContro
   const BackendChoice choice = selectBackend(req.backend);
   if (!choice.message.empty()) result.messages.push_back(choice.message);
   if (choice.backend == Backend::Cuda && choice.device) {
-    const double free = double(choice.device->freeMemoryBytes);
+    // The cache's own buffers are reused by this run: they count as free.
+    const double free = double(choice.device->freeMemoryBytes) + detail::gpuCacheBytes();
     if (double(est.deviceBytes) > 0.95 * free)
       throw Error(ErrorCode::OutOfMemory,
                   "proton dose needs " + formatBytes(double(est.deviceBytes)) + " on the GPU but " +
