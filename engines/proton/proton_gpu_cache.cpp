@@ -2,6 +2,8 @@
 // with and without CUDA: without it the slot simply stays empty.
 #include "proton/proton_gpu_cache.hpp"
 
+#include <atomic>
+
 #include "proton/proton_dose.hpp"
 
 namespace penumbra::proton {
@@ -18,6 +20,13 @@ double gpuCacheBytes() {
   const std::lock_guard<std::mutex> lock(slot.mutex);
   return slot.workspace ? double(slot.deviceBytes) : 0.0;
 }
+
+namespace {
+std::atomic<bool> perBeamAllowed{true};
+}  // namespace
+
+void setPerBeamBuffersForTests(bool allowed) { perBeamAllowed = allowed; }
+bool perBeamBuffersAllowed() { return perBeamAllowed; }
 
 }  // namespace detail
 

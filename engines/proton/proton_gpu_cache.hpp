@@ -25,4 +25,10 @@ GpuCacheSlot& gpuCacheSlot();
 /// GPU memory held by the idle cache (a run reuses it, so it counts as free for the run).
 double gpuCacheBytes();
 
+/// Whether a CUDA run may give every beam buffers of its own (when they fit). Off, every run
+/// takes the low-memory way (one shared set, nothing kept per beam): a hook so that the tests
+/// reach that path on a GPU with plenty of memory. On by default.
+void setPerBeamBuffersForTests(bool allowed);
+bool perBeamBuffersAllowed();
+
 }  // namespace penumbra::proton::detail

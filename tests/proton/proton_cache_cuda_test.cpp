@@ -257,5 +257,29 @@ TEST(ProtonGpuCache, ACancelledRunFreesTheCacheAndReleaseFreesTheGpuMemory) {
   EXPECT_EQ(detail::gpuCacheBytes(), 0.0);
 }
 
+TEST(ProtonGpuCache, TheLowMemoryWaySharesOneSetOfBeamBuffersAndGivesTheSameBits) {
+  REQUIRE_GPU();
+  ProtonDoseRequest r = gpuRequest(makeRandomPhantomCase(41, 45));
+  const ProtonDoseResult perBeam = uncached(r);
+  detail::setPerBeamBuffersForTests(false);
+  const ProtonDoseResult shared1 = uncached(r);
+  const ProtonDoseResult shared2 = computeProtonDose(r);
+  detail::setPerBeamBuffersForTests(true);
+  expectWritten(shared1, "shared buffers");
+  EXPECT_TRUE(sameBits(perBeam, shared1));
+  EXPECT_TRUE(sameBits(perBeam, shared2));
+  EXPECT_TRUE(shared2.sprCached);  // the SPR is still kept ...
+  EXPECT_EQ(shared2.weplCachedBeams, 0);  // ... but nothing per beam
+  EXPECT_EQ(shared2.bevDoseCachedBeams, 0);
+  bool said = false;
+  for (const std::string& m : shared2.messages) said |= m.find("GPU memory is short") != std::string::npos;
+  EXPECT_TRUE(said);
+  // Back to buffers per beam: the next call fills them, the one after reuses them.
+  (void)computeProtonDose(r);
+  const ProtonDoseResult again = computeProtonDose(r);
+  EXPECT_EQ(again.weplCachedBeams, activeBeams(r));
+  EXPECT_TRUE(sameBits(perBeam, again));
+}
+
 }  // namespace
 }  // namespace penumbra::proton

@@ -180,7 +180,8 @@ void computeCuda(const ResolvedRequest& r, ProtonDoseResult& result, const JobCo
   const double available = double(freeBytes) + double(W.deviceBytes());
   const double baseBytes = 4.0 * double(inGrid.voxelCount() + nDose) +
                            4.0 * double(W.tables.idd.size() + W.tables.sigma.size());
-  const bool perBeam = baseBytes + perBeamSlotBytes(r) <= 0.8 * available;
+  const bool perBeam =
+      perBeamBuffersAllowed() && baseBytes + perBeamSlotBytes(r) <= 0.8 * available;
   const std::vector<BeamSlot*> slotOf = assignSlots(W, r, req.variant, perBeam, unusedSlots);
   ensure(W.dDose, nDose);
   PENUMBRA_CUDA_CHECK(cudaMemsetAsync(W.dDose.get(), 0xFF, nDose * sizeof(float), s));
