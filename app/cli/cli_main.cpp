@@ -47,7 +47,7 @@ commands:
                                   DVH statistics (and curves as CSV) of a structure set on a dose
   bench [SUITE...] [--json FILE] [--reps N]
                                   run benchmarks and print one table; suites: import, bandwidth, proton,
-                                  spmv, mcml, optimise, dose-matrix, cccs, gamma
+                                  spmv, mcml, optimise, dose-matrix, cccs, gamma, interactive
                                   (default: all that this build supports)
 
 --backend cuda runs on the CPU, with a note saying so, when no GPU is usable; cuda-strict fails.

@@ -108,9 +108,11 @@ constexpr Usage kUsages[] = {
     {"bench",
      "usage: penumbra-cli bench [SUITE...] [--json FILE] [--reps N] [--packets N]\n"
      "                          [--write-gamma-case DIR]\n"
-     "  suites: bandwidth, import, proton, spmv, mcml, optimise, dose-matrix, cccs, gamma\n"
+     "  suites: bandwidth, import, proton, spmv, mcml, optimise, dose-matrix, cccs,\n"
+     "          gamma, interactive\n"
      "  (default: bandwidth, import, proton); --packets: MCML packets per run (default 1e8);\n"
-     "  --write-gamma-case: also write the gamma benchmark's two doses as MetaImage into DIR\n"},
+     "  --write-gamma-case: also write the gamma benchmark's two doses as MetaImage into DIR;\n"
+     "  interactive: --reps is the CPU's edits per session (the GPU replays 100)\n"},
 };
 
 #undef PENUMBRA_BACKEND_HELP

@@ -20,6 +20,8 @@ std::vector<BenchRow> benchMcml(int reps, std::uint64_t packets);  // bench_mcml
 std::vector<BenchRow> benchOptimise(int reps);  // bench_optimise.cpp
 std::vector<BenchRow> benchDoseMatrix(int reps);  // bench_dose_matrix.cpp (hn-2field D, GPU and CPU)
 std::vector<BenchRow> benchCccs(int reps);      // bench_cccs.cpp (photon collapsed cone)
+// bench_interactive.cpp: scripted edits, edit-to-dose latency; cpuEdits per CPU session
+std::vector<BenchRow> benchInteractive(int cpuEdits);
 // bench_gamma.cpp; dir: also write the case as MetaImage (empty: do not)
 std::vector<BenchRow> benchGamma(int reps, const std::string& writeCaseDir);
 
@@ -84,9 +86,12 @@ int cmdBench(Args args) {
       r = benchCccs(reps);
     else if (s == "gamma")
       r = benchGamma(reps, gammaCaseDir);
+    else if (s == "interactive")
+      r = benchInteractive(reps);
     else {
       std::cerr << "penumbra-cli bench: unknown suite '" << s
-                << "' (bandwidth, import, proton, spmv, mcml, optimise, dose-matrix, cccs, gamma)\n";
+                << "' (bandwidth, import, proton, spmv, mcml, optimise, dose-matrix, cccs, gamma, "
+                   "interactive)\n";
       return 2;
     }
     rows.insert(rows.end(), r.begin(), r.end());

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
 
 #include "core/error.hpp"
 
@@ -148,11 +149,20 @@ BeamLayout layoutBeam(const ProtonBeam& beam, const Grid& doseGrid, const Proton
 
 PreparedBeam prepareBeam(const ProtonBeam& beam, const Grid& doseGrid, const ProtonMachine& machine,
                          const BevSampling& sampling, std::size_t firstGlobalSpot) {
+  return prepareBeam(beam, layoutBeam(beam, doseGrid, machine, sampling), machine, firstGlobalSpot);
+}
+
+PreparedBeam prepareBeam(const ProtonBeam& beam, BeamLayout layout, const ProtonMachine& machine,
+                         std::size_t firstGlobalSpot) {
   PreparedBeam P;
-  P.layout = layoutBeam(beam, doseGrid, machine, sampling);
+  P.layout = std::move(layout);
   PENUMBRA_REQUIRE(P.layout.tileListEntries < std::size_t(1) << 31, OutOfMemory,
                    "beam '" + beam.name + "': more than 2^31 spot-tile pairs");
   P.firstGlobalSpot = firstGlobalSpot;
+  const std::size_t spots = beam.spotCount();
+  P.spotA.reserve(spots);
+  P.spotB.reserve(spots);
+  P.spotW.reserve(spots);
   int spot = 0;
   for (const EnergyLayer& layer : beam.layers) {
     PreparedLayer pl;
@@ -168,19 +178,25 @@ PreparedBeam prepareBeam(const ProtonBeam& beam, const Grid& doseGrid, const Pro
     P.layers.push_back(pl);
   }
   if (P.layout.empty) return P;
+  // One pass over the spots collects (cell, spot) pairs in spot order; a stable counting sort
+  // by cell then gives every list in ascending spot order (the lists are the same as before).
+  // It replaced a counting pass plus a filling pass: 0.41 -> 0.31 ms of thread CPU time per
+  // hn-2field beam on the development machine (minimum of 40).
   const std::size_t nL = beam.layers.size();
   const std::size_t cells = P.layout.tileCount() * nL;
-  std::vector<int> count(cells + 1, 0);
-  forEachTileHit(beam, P.layout, [&](int t, int l, int) { ++count[std::size_t(t) * nL + l]; });
-  P.tileLayerBegin.assign(cells + 1, 0);
-  for (std::size_t c = 0; c < cells; ++c) P.tileLayerBegin[c + 1] = P.tileLayerBegin[c] + count[c];
-  PENUMBRA_REQUIRE(std::size_t(P.tileLayerBegin[cells]) == P.layout.tileListEntries, Internal,
-                   "tile list count changed between layout and preparation");
-  P.tileSpots.resize(P.layout.tileListEntries);
-  std::vector<int> cursor(P.tileLayerBegin.begin(), P.tileLayerBegin.end() - 1);
+  std::vector<std::pair<int, int>> hits;
+  hits.reserve(P.layout.tileListEntries);
   forEachTileHit(beam, P.layout, [&](int t, int l, int s) {
-    P.tileSpots[std::size_t(cursor[std::size_t(t) * nL + l]++)] = s;
+    hits.emplace_back(int(std::size_t(t) * nL + std::size_t(l)), s);
   });
+  PENUMBRA_REQUIRE(hits.size() == P.layout.tileListEntries, Internal,
+                   "tile list count changed between layout and preparation");
+  P.tileLayerBegin.assign(cells + 1, 0);
+  for (const auto& h : hits) ++P.tileLayerBegin[std::size_t(h.first) + 1];
+  for (std::size_t c = 0; c < cells; ++c) P.tileLayerBegin[c + 1] += P.tileLayerBegin[c];
+  P.tileSpots.resize(hits.size());
+  std::vector<int> cursor(P.tileLayerBegin.begin(), P.tileLayerBegin.end() - 1);
+  for (const auto& h : hits) P.tileSpots[std::size_t(cursor[std::size_t(h.first)]++)] = h.second;
   return P;
 }
 

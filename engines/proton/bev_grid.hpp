@@ -70,6 +70,10 @@ BeamLayout layoutBeam(const ProtonBeam& beam, const Grid& doseGrid, const Proton
 PreparedBeam prepareBeam(const ProtonBeam& beam, const Grid& doseGrid,
                          const ProtonMachine& machine, const BevSampling& sampling,
                          std::size_t firstGlobalSpot);
+/// The same on a layout that layoutBeam() made for this beam, dose grid, machine and sampling
+/// (computeProtonDose() has it from the memory estimate; proton/prepare_cache.hpp keeps it).
+PreparedBeam prepareBeam(const ProtonBeam& beam, BeamLayout layout, const ProtonMachine& machine,
+                         std::size_t firstGlobalSpot);
 
 /// K / (2 pi (1 - exp(-c^2/2))) with K = protons per weight x Gy per MeV/g x 100 mm^2/cm^2:
 /// the normalisation of DepthTerms::amp.

@@ -17,7 +17,9 @@
 #include "core/parallel_for.hpp"
 #include "spmv/half_float.hpp"
 #include "proton/physics/bragg_kleeman.hpp"
+#include "proton/prepare_cache.hpp"
 #include "proton/proton_backend.hpp"
+#include "proton/proton_gpu_cache.hpp"
 #include "raytrace/raytrace.hpp"
 
 namespace penumbra::proton {
@@ -38,6 +40,18 @@ std::string fmtG(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g", v);
   return buf;
+}
+
+/// A host stage of computeProtonDose() as a profile row (device "host", as the compare engine's).
+KernelProfile hostStage(const char* kernel, const char* variant, double ms) {
+  KernelProfile p;
+  p.kernel = kernel;
+  p.variant = variant;
+  p.backend = "cpu";
+  p.device = "host";
+  p.repetitions = 1;
+  p.medianMs = p.minMs = ms;
+  return p;
 }
 
 std::size_t physicalMemoryBytes() {
@@ -119,7 +133,7 @@ WorkspaceEstimate workspaceBytes(const ProtonDoseRequest& r) {
   detail::DoseMatrixDeviceSizes mSizes;  // the GPU matrix build keeps every beam's WEPL
   std::set<double> energies;
   for (const ProtonBeam& b : r.beams) {
-    const BeamLayout L = layoutBeam(b, dg, *machine, r.params.sampling);
+    const BeamLayout L = detail::cachedLayoutBeam(b, dg, machine, r.params.sampling);
     bevMax = std::max(bevMax, double(L.bevSamples()));
     tilesMax = std::max(tilesMax, double(L.tileListEntries) +
                                       double(L.tileCount()) * double(b.layers.size() + 1));
@@ -214,7 +228,8 @@ ProtonDoseResult computeProtonDose(const ProtonDoseRequest& req, const JobContro
   const BackendChoice choice = selectBackend(req.backend);
   if (!choice.message.empty()) result.messages.push_back(choice.message);
   if (choice.backend == Backend::Cuda && choice.device) {
-    const double free = double(choice.device->freeMemoryBytes);
+    // The cache's own buffers are reused by this run: they count as free.
+    const double free = double(choice.device->freeMemoryBytes) + detail::gpuCacheBytes();
     if (double(est.deviceBytes) > 0.95 * free)
       throw Error(ErrorCode::OutOfMemory,
                   "proton dose needs " + formatBytes(double(est.deviceBytes)) + " on the GPU but " +
@@ -236,6 +251,7 @@ ProtonDoseResult computeProtonDose(const ProtonDoseRequest& req, const JobContro
                     formatBytes(ram) + " installed (" + est.breakdown + ")",
                 __FILE__, __LINE__);
   job.checkCancel();
+  const double checkMs = msSince(start);
 
   detail::ResolvedRequest r;
   r.request = &req;
@@ -250,18 +266,20 @@ ProtonDoseResult computeProtonDose(const ProtonDoseRequest& req, const JobContro
   job.checkCancel();
   std::size_t firstSpot = 0;
   for (const auto& b : req.beams) {
-    r.beams.push_back(prepareBeam(b, r.doseGrid, *machine, req.params.sampling, firstSpot));
+    r.beams.push_back(
+        detail::cachedPrepareBeam(b, r.doseGrid, machine, req.params.sampling, firstSpot));
     if (r.beams.back().layout.empty)
       result.messages.push_back("beam '" + b.name + "' misses the dose grid or has no spots");
     firstSpot += b.spotCount();
   }
   if (!req.spr) {
-    const CalibrationCurve hlut =
-        req.hlut.points().empty()
-            ? CalibrationCurve::load(resourceDir() + "/calibration/hu_to_spr_matrad_default.csv")
-            : req.hlut;
-    r.sprLut = detail::makeSprLut(hlut);
+    r.sprLut = detail::makeSprLut(req.hlut.points().empty() ? detail::defaultHuToSprCurve()
+                                                             : req.hlut);
   }
+  // Where the host time of a call goes (an interactive GPU dose takes a few ms in all).
+  result.profiles.push_back(hostStage("host_check", "validate, estimate, backend, memory", checkMs));
+  result.profiles.push_back(hostStage("host_prepare", "tables, beams (tile lists), HU->SPR table",
+                                      msSince(start) - checkMs));
   if (choice.backend == Backend::Cuda)
     detail::computeCuda(r, result, job);
   else

@@ -9,6 +9,27 @@
 /// workspaceBytes() what it will allocate; computeProtonDose() does both first and refuses a
 /// plan that does not fit (ErrorCode::OutOfMemory, sizes in the message) before allocating.
 ///
+/// GPU cache across calls (issue 15: an interactive session recomputes one patient's dose after
+/// every edit). The CUDA backend keeps, per process: the SPR on the GPU; the depth-dose and
+/// sigma tables of every energy used; per beam of the last run its WEPL, its BEV dose and the
+/// inputs of its superposition (layers, spots, tile lists); the patient dose buffer; and
+/// page-locked host memory for the next results. What is reused, and its key:
+///  - the SPR: the same input volume - the same shared_ptr owner (compared as owners, so a new
+///    volume at a freed one's address does not match), data pointer, size and grid - and, for a
+///    CT, the same HU -> SPR table;
+///  - a beam's WEPL: the same SPR (as above), BEV grid (gantry, couch, isocentre, source
+///    distance and the grid's extent all enter it) and DDA variant: no ray tracing;
+///  - a beam's BEV dose: its WEPL reused and the same cut-off, layers, tables, spots (positions
+///    and weights) and tile lists: no superposition. An edit of one beam's weights runs one
+///    superposition; the resampling of every beam onto the dose grid always runs.
+/// Invalidation rule: a volume is immutable once it is shared as const with the engine; a
+/// caller that changes voxels in place must pass a new shared_ptr (or call
+/// releaseProtonGpuCache()), or it gets the dose of the old voxels. Cached and uncached runs give
+/// the same dose bit for bit (the same kernels on the same inputs). Thread-safe: a call that
+/// finds the cache in use by another thread runs with buffers of its own; a cancelled or failed
+/// GPU run frees the cache. The host keeps the beams' layouts and tile lists too (both backends;
+/// proton/prepare_cache.hpp), keyed by everything but the spot weights.
+///
 /// Units: patient coordinates LPS mm; spot weights in units of 1e9 protons
 /// (kProtonsPerWeightUnit); dose in Gy for the weights given, i.e. Gy per 1e9 protons for a
 /// weight of 1. Water-equivalent depths in mm.
@@ -77,6 +98,10 @@ struct ProtonDoseResult {
   std::vector<std::string> messages;    ///< user-facing notes (fallbacks, skipped beams)
   std::uint64_t gaussianContributions = 0;  ///< spot-sample pairs inside the cut-off (CPU only)
   double elapsedMs = 0;  ///< wall time of computeProtonDose, tables included
+  /// CUDA: what the GPU cache served ("GPU cache across calls" above).
+  bool sprCached = false;     ///< the SPR was on the GPU (no upload, no conversion)
+  int weplCachedBeams = 0;    ///< beams whose WEPL was not traced again
+  int bevDoseCachedBeams = 0; ///< beams whose superposition did not run again
 };
 
 /// What a request will allocate.
@@ -94,5 +119,10 @@ WorkspaceEstimate workspaceBytes(const ProtonDoseRequest& request);
 /// Validates, estimates, refuses what does not fit, then runs on the chosen backend.
 /// Checks `job` for cancel between beams and work batches (throws CancelledError).
 ProtonDoseResult computeProtonDose(const ProtonDoseRequest& request, const JobControl& job = {});
+
+/// Frees the CUDA backend's cache (device buffers, SPR, WEPL and BEV doses, page-locked host
+/// buffers); the next GPU call uploads again. Call it after changing a volume in place, or to
+/// give the GPU memory back to other work. A no-op without CUDA or without a cache.
+void releaseProtonGpuCache();
 
 }  // namespace penumbra::proton

@@ -2,6 +2,8 @@
 // caller falls back to the CPU backend.
 #include <cuda_runtime.h>
 
+#include <map>
+#include <mutex>
 #include <string>
 
 #include "core/device.hpp"
@@ -9,6 +11,60 @@
 namespace penumbra {
 
 bool builtWithCuda() { return true; }
+
+namespace {
+
+/// What cudaGetDeviceProperties says about one device. It cannot change while the process runs,
+/// and the call queries every attribute (up to milliseconds: see describeKernel), while
+/// selectBackend() - every dose computation's first step - asks for it on every call. So it is
+/// asked once per device; only the free memory is read on every query.
+struct DeviceProperties {
+  bool usable = false;
+  DeviceInfo info;     ///< without freeMemoryBytes
+  std::string whyNot;  ///< when not usable
+};
+
+std::mutex propertiesMutex;
+std::map<int, DeviceProperties> propertiesCache;
+
+/// The properties of device d, from the cache; false when CUDA cannot report them (not cached).
+bool deviceProperties(int d, DeviceProperties& out) {
+  {
+    const std::lock_guard<std::mutex> lock(propertiesMutex);
+    const auto it = propertiesCache.find(d);
+    if (it != propertiesCache.end()) {
+      out = it->second;
+      return true;
+    }
+  }
+  cudaDeviceProp prop{};
+  if (cudaGetDeviceProperties(&prop, d) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  DeviceProperties p;
+  // This build carries sm_90 code plus compute_90 PTX; older GPUs cannot run it.
+  if (prop.major < 9) {
+    p.whyNot = std::string(prop.name) + " has compute capability " + std::to_string(prop.major) +
+               "." + std::to_string(prop.minor) + ", this build needs 9.0 or newer";
+  } else {
+    p.usable = true;
+    p.info.index = d;
+    p.info.name = prop.name;
+    p.info.multiprocessors = prop.multiProcessorCount;
+    p.info.computeMajor = prop.major;
+    p.info.computeMinor = prop.minor;
+    p.info.totalMemoryBytes = prop.totalGlobalMem;
+    p.info.l2CacheBytes = std::size_t(prop.l2CacheSize);
+    p.info.sharedMemPerBlockOptin = prop.sharedMemPerBlockOptin;
+    p.info.maxThreadsPerMultiprocessor = prop.maxThreadsPerMultiProcessor;
+  }
+  const std::lock_guard<std::mutex> lock(propertiesMutex);
+  out = propertiesCache.emplace(d, std::move(p)).first->second;
+  return true;
+}
+
+}  // namespace
 
 std::vector<DeviceInfo> queryCudaDevices(std::string* whyNot) {
   std::vector<DeviceInfo> out;
@@ -24,29 +80,13 @@ std::vector<DeviceInfo> queryCudaDevices(std::string* whyNot) {
     return out;
   }
   for (int d = 0; d < count; ++d) {
-    cudaDeviceProp prop{};
-    if (cudaGetDeviceProperties(&prop, d) != cudaSuccess) {
-      (void)cudaGetLastError();
+    DeviceProperties props;
+    if (!deviceProperties(d, props)) continue;
+    if (!props.usable) {
+      if (whyNot) *whyNot = props.whyNot;
       continue;
     }
-    // This build carries sm_90 code plus compute_90 PTX; older GPUs cannot run it.
-    if (prop.major < 9) {
-      if (whyNot)
-        *whyNot = std::string(prop.name) + " has compute capability " +
-                  std::to_string(prop.major) + "." + std::to_string(prop.minor) +
-                  ", this build needs 9.0 or newer";
-      continue;
-    }
-    DeviceInfo info;
-    info.index = d;
-    info.name = prop.name;
-    info.multiprocessors = prop.multiProcessorCount;
-    info.computeMajor = prop.major;
-    info.computeMinor = prop.minor;
-    info.totalMemoryBytes = prop.totalGlobalMem;
-    info.l2CacheBytes = std::size_t(prop.l2CacheSize);
-    info.sharedMemPerBlockOptin = prop.sharedMemPerBlockOptin;
-    info.maxThreadsPerMultiprocessor = prop.maxThreadsPerMultiProcessor;
+    DeviceInfo info = props.info;
     int prev = 0;
     if (cudaGetDevice(&prev) == cudaSuccess && cudaSetDevice(d) == cudaSuccess) {
       std::size_t freeB = 0, totalB = 0;

@@ -1,7 +1,8 @@
 #pragma once
 // Private part of photon_dose_cuda.cu (included there only, inside its anonymous namespace):
 // the density on the GPU - the clamp and HU -> RED kernels, the page-locked upload from
-// caller memory, and the key that says whether the cached density is the one a request needs.
+// caller memory (core/cuda/host_upload.cuh), and the key that says whether the cached density
+// is the one a request needs.
 
 constexpr int kDensityBlock = 256;
 
@@ -24,44 +25,9 @@ __global__ void __launch_bounds__(kDensityBlock)
   red[v] = d >= kMinDensity ? d : kMinDensity;
 }
 
-/// An upload from caller memory, page-locked for the copy when that is allowed (64 MiB:
-/// 3.6 ms to lock + 1.2 ms DMA + 1.2 ms to unlock, against 10.7 ms through pageable memory on
-/// the H200 machine); finish() (or the destructor) waits for the copy, then unlocks. Memory
-/// that cannot be locked (already registered elsewhere, say) goes the pageable way. Below
-/// 8 MiB the pageable copy is as fast as locking.
-class HostUpload {
- public:
-  HostUpload(void* dst, const void* src, std::size_t bytes, cudaStream_t s) : src_(src) {
-    if (bytes >= (std::size_t(8) << 20)) {
-      registered_ =
-          cudaHostRegister(const_cast<void*>(src), bytes, cudaHostRegisterDefault) == cudaSuccess;
-      if (!registered_) (void)cudaGetLastError();
-    }
-    PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, s));
-    PENUMBRA_CUDA_CHECK(cudaEventRecord(copied_.e, s));
-  }
-  ~HostUpload() {
-    if (registered_) {
-      cudaEventSynchronize(copied_.e);
-      cudaHostUnregister(const_cast<void*>(src_));
-    }
-  }
-  HostUpload(const HostUpload&) = delete;
-  HostUpload& operator=(const HostUpload&) = delete;
-  bool pageLocked() const { return registered_; }
-  /// Waits for the copy (not for later work on the stream), then unlocks.
-  void finish() {
-    if (!registered_) return;
-    registered_ = false;
-    PENUMBRA_CUDA_CHECK(cudaEventSynchronize(copied_.e));
-    PENUMBRA_CUDA_CHECK(cudaHostUnregister(const_cast<void*>(src_)));
-  }
-
- private:
-  const void* src_;
-  Event copied_;
-  bool registered_ = false;
-};
+/// The page-locked upload from caller memory (core/cuda/host_upload.cuh, included by
+/// photon_dose_cuda.cu outside this anonymous namespace).
+using penumbra::cuda::HostUpload;
 
 /// Whether the workspace's density is the one this request needs.
 bool densityKeyMatches(const DensityKey& k, const ResolvedRequest& r) {

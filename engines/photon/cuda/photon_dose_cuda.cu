@@ -35,6 +35,7 @@
 
 #include "core/cuda/device_attributes.cuh"
 #include "core/cuda/device_buffer.cuh"
+#include "core/cuda/host_upload.cuh"
 #include "core/cuda/stream_event.cuh"
 #include "core/device.hpp"
 #include "photon/cuda/photon_cuda.cuh"
