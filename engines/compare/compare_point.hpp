@@ -4,7 +4,7 @@
 /// outside the mask, outside the evaluated dose), its dose difference and its gamma.
 #include <cstdint>
 
-#include "compare/gamma_search.hpp"
+#include "compare/gamma_point_search.hpp"
 
 namespace penumbra::compare {
 

@@ -1,0 +1,162 @@
+#pragma once
+/// The gamma search at one reference point (gamma_search.hpp for the method and the bounds):
+/// the rings of cells around the point and the branch and bound inside each, as a resumable
+/// state machine shared by the CPU reference and the CUDA kernel.
+#include "compare/gamma_search.hpp"
+
+namespace penumbra::compare {
+
+/// The search at one reference point as a resumable state machine: start(), then step() until
+/// it returns false, then gamma(). Each step processes one box, or moves to the next cell of
+/// the rings (skipping the cells the bounds rule out) and loads its 8 doses. gammaAt() runs it
+/// to the end; the CUDA kernel keeps every lane of a warp busy by giving a lane whose point is
+/// finished the next point while its neighbours go on (the number of boxes varies 100-fold
+/// from point to point). Both visit the same boxes in the same order: the same result.
+template <typename Real>
+struct GammaSearch {
+  detail::Best<Real> best;
+  Real ur[3], d, invDd;
+  int pc[3];
+  int ring, lim3[3], oz, oy, ox;  ///< the next cell to consider, relative to pc
+  bool done, inCell;
+  Real corner[8], lo[3];
+  detail::BoxCursor box;
+
+  /// e: the point's continuous index in the evaluated grid (inside [0, n - 1] on every axis;
+  /// the caller checks), dr: the reference dose and invDd: 1 / DD in Gy^-1 (the caller divides
+  /// by the local or global criterion).
+  PENUMBRA_GAMMA_HD void start(const GammaField<Real>& f, const double e[3], Real dr, Real inv,
+                               const GammaLimits<Real>& lim) {
+    for (int a = 0; a < 3; ++a) {
+      int c = int(e[a]);  // e >= 0
+      if (c > f.cells[a] - 1) c = f.cells[a] - 1;
+      if (c < 0) c = 0;
+      pc[a] = c;
+      ur[a] = Real(e[a] - double(c)) * f.h[a];
+    }
+    best.g2 = lim.cap2;
+    best.tol = lim.tol;
+    best.limit2 = lim.limit2;
+    best.depthLimited = false;
+    const Real b = detail::sqrtR(lim.cap2) - lim.tol;
+    best.prune2 = b > Real(0) ? b * b : Real(0);
+    invDd = inv;
+    d = dr * inv;
+    inCell = false;
+    done = !beginRing(f, lim, 0);
+  }
+
+  /// One box, or the move to the next cell; false when the search is over.
+  PENUMBRA_GAMMA_HD bool step(const GammaField<Real>& f, const GammaLimits<Real>& lim) {
+    if (!inCell) {
+      if (done || !nextCell(f, lim)) {
+        done = true;
+        return false;
+      }
+      inCell = true;
+      box = detail::BoxCursor{};
+    }
+    inCell = detail::searchBox(corner, lo, f, ur, d, best, box);
+    return true;
+  }
+
+  PENUMBRA_GAMMA_HD GammaPoint result() const {
+    GammaPoint out;
+    out.gamma = double(detail::sqrtR(best.g2));
+    out.depthLimited = best.depthLimited;
+    return out;
+  }
+
+private:
+  /// Cells are visited in rings of growing Chebyshev distance; a ring starts only while its
+  /// nearest possible distance is below min(best, search limit).
+  PENUMBRA_GAMMA_HD bool beginRing(const GammaField<Real>& f, const GammaLimits<Real>& lim,
+                                   int r) {
+    const Real reach2 = detail::minR(best.g2, lim.limit2);
+    if (r >= 1) {
+      const Real near = Real(r - 1) * f.hmin;
+      if (near * near >= reach2) return false;
+    }
+    const Real reach = detail::sqrtR(reach2);
+    bool any = false;
+    for (int a = 0; a < 3; ++a) {
+      // A cell |o| steps away along a is at least (|o| - 1) h_a away along a.
+      const Real steps = reach / f.h[a] + Real(1);
+      int l = steps > Real(r) ? r : int(steps);
+      if (f.n[a] == 1) l = 0;
+      lim3[a] = l;
+      if (l == r) any = true;
+    }
+    if (!any) return false;  // every axis is out of reach at this ring: so are all farther rings
+    ring = r;
+    oz = -lim3[2];
+    oy = -lim3[1];
+    ox = -lim3[0];
+    return true;
+  }
+
+  /// From (oz, oy, ox) on, in the ring loops' order (z, then y, then x; inside the ring only
+  /// its two x faces), the next cell in the grid that the bounds do not rule out: loads its
+  /// doses and moves the position past it. False when no ring has one left.
+  PENUMBRA_GAMMA_HD bool nextCell(const GammaField<Real>& f, const GammaLimits<Real>& lim) {
+    for (;;) {
+      if (oz > lim3[2]) {
+        if (!beginRing(f, lim, ring + 1)) return false;
+        continue;
+      }
+      const int cz = pc[2] + oz;
+      if (oy > lim3[1] || cz < 0 || cz >= f.cells[2]) {
+        ++oz;
+        oy = -lim3[1];
+        ox = -lim3[0];
+        continue;
+      }
+      const int cy = pc[1] + oy;
+      if (ox > lim3[0] || cy < 0 || cy >= f.cells[1]) {
+        ++oy;
+        ox = -lim3[0];
+        continue;
+      }
+      const bool shell = (oz == ring || oz == -ring || oy == ring || oy == -ring);
+      const int x = ox;
+      ox += shell ? 1 : 2 * ring;
+      if (!shell && x != -ring && x != ring) continue;
+      const int cx = pc[0] + x;
+      if (cx < 0 || cx >= f.cells[0]) continue;
+      lo[0] = Real(x) * f.h[0];
+      lo[1] = Real(oy) * f.h[1];
+      lo[2] = Real(oz) * f.h[2];
+      // Quick cell test on distance alone before loading 8 doses.
+      const Real g2 = detail::axisGap2(ur[0], lo[0], f.w[0]) +
+                      detail::axisGap2(ur[1], lo[1], f.w[1]) +
+                      detail::axisGap2(ur[2], lo[2], f.w[2]);
+      if (best.prunes(g2) || g2 > lim.limit2) continue;
+      const int stride1 = f.n[0], stride2 = f.n[0] * f.n[1];
+      const int base = cz * stride2 + cy * stride1 + cx;
+      const int sx = f.n[0] > 1 ? 1 : 0, sy = f.n[1] > 1 ? stride1 : 0,
+                sz = f.n[2] > 1 ? stride2 : 0;
+      for (int k = 0; k < 8; ++k) {
+        const int at = base + ((k & 1) ? sx : 0) + ((k & 2) ? sy : 0) + ((k & 4) ? sz : 0);
+#if defined(__CUDA_ARCH__)
+        corner[k] = Real(__ldg(f.dose + at)) * invDd;
+#else
+        corner[k] = Real(f.dose[at]) * invDd;
+#endif
+      }
+      return true;
+    }
+  }
+};
+
+/// Gamma at one reference point (see GammaSearch::start for the arguments).
+template <typename Real>
+PENUMBRA_GAMMA_HD GammaPoint gammaAt(const GammaField<Real>& f, const double e[3], Real dr,
+                                     Real invDd, const GammaLimits<Real>& lim) {
+  GammaSearch<Real> s;
+  s.start(f, e, dr, invDd, lim);
+  while (s.step(f, lim)) {
+  }
+  return s.result();
+}
+
+}  // namespace penumbra::compare
