@@ -221,18 +221,6 @@ WorkspaceEstimate workspaceBytes(const CompareRequest& r, Backend backend) {
 
 namespace {
 
-/// A host stage's time as a profile row (the profiling panel and the bench show where a call's
-/// time goes besides the search).
-KernelProfile hostStage(const char* name, double ms) {
-  KernelProfile p;
-  p.kernel = name;
-  p.variant = "host";
-  p.backend = "cpu";
-  p.repetitions = 1;
-  p.medianMs = p.minMs = ms;
-  return p;
-}
-
 std::int64_t runCpu(const CompareRequest& r, const PointSetup<double>& s, int threads,
                     CompareResult& out, const JobControl& job) {
   const Grid& g = r.reference->grid;
@@ -319,11 +307,11 @@ CompareResult compareDoses(const CompareRequest& r, const JobControl& job) {
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - c0).count();
     out.profiles.push_back(p);
   }
-  out.profiles.push_back(hostStage("check doses (host)", checkMs));
+  out.profiles.push_back(hostStageProfile("check doses (host)", "host", checkMs));
   const auto s0 = std::chrono::steady_clock::now();
   detail::summarise(r, setup, threads, depthLimited, out);
-  out.profiles.push_back(hostStage(
-      "statistics (host)",
+  out.profiles.push_back(hostStageProfile(
+      "statistics (host)", "host",
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s0).count()));
   if (out.outsideEvaluated > 0)
     out.messages.push_back(std::to_string(out.outsideEvaluated) +

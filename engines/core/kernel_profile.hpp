@@ -69,6 +69,20 @@ KernelProfile timeHost(const std::string& kernel, const std::string& variant, F&
   return p;
 }
 
+/// One host stage of an engine call, timed once, as a profile row (backend "cpu", device
+/// "host"): the profiling panel and the bench show where a call's time goes besides kernels.
+inline KernelProfile hostStageProfile(const std::string& kernel, const std::string& variant,
+                                      double ms) {
+  KernelProfile p;
+  p.kernel = kernel;
+  p.variant = variant;
+  p.backend = "cpu";
+  p.device = "host";
+  p.repetitions = 1;
+  p.medianMs = p.minMs = ms;
+  return p;
+}
+
 /// One JSON object per profile, as an array (for `penumbra-cli bench --json`).
 std::string profilesToJson(const std::vector<KernelProfile>& profiles);
 

@@ -42,17 +42,6 @@ std::string fmtG(double v) {
   return buf;
 }
 
-/// A host stage of computeProtonDose() as a profile row (device "host", as the compare engine's).
-KernelProfile hostStage(const char* kernel, const char* variant, double ms) {
-  KernelProfile p;
-  p.kernel = kernel;
-  p.variant = variant;
-  p.backend = "cpu";
-  p.device = "host";
-  p.repetitions = 1;
-  p.medianMs = p.minMs = ms;
-  return p;
-}
 
 std::size_t physicalMemoryBytes() {
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
@@ -277,8 +266,8 @@ ProtonDoseResult computeProtonDose(const ProtonDoseRequest& req, const JobContro
                                                              : req.hlut);
   }
   // Where the host time of a call goes (an interactive GPU dose takes a few ms in all).
-  result.profiles.push_back(hostStage("host_check", "validate, estimate, backend, memory", checkMs));
-  result.profiles.push_back(hostStage("host_prepare", "tables, beams (tile lists), HU->SPR table",
+  result.profiles.push_back(hostStageProfile("host_check", "validate, estimate, backend, memory", checkMs));
+  result.profiles.push_back(hostStageProfile("host_prepare", "tables, beams (tile lists), HU->SPR table",
                                       msSince(start) - checkMs));
   if (choice.backend == Backend::Cuda)
     detail::computeCuda(r, result, job);

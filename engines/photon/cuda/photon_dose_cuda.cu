@@ -68,16 +68,6 @@ double msSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-KernelProfile hostProfile(const std::string& kernel, const std::string& variant, double ms) {
-  KernelProfile p;
-  p.kernel = kernel;
-  p.variant = variant;
-  p.backend = "cpu";
-  p.device = "host";
-  p.repetitions = 1;
-  p.medianMs = p.minMs = ms;
-  return p;
-}
 
 #include "photon/cuda/density_upload.cuh"
 
@@ -563,7 +553,7 @@ void computeCuda(const ResolvedRequest& r, PhotonDoseResult& result, const JobCo
     result.profiles.push_back(p);
   }
   result.profiles.push_back(
-      hostProfile("host_output", "wait for the result's memory + unlock it", waitMs + unlockMs));
+      hostStageProfile("host_output", "wait for the result's memory + unlock it", waitMs + unlockMs));
   if (atomicFree)
     result.messages.push_back("GPU atomic-free deposit: " + std::to_string(directionLaunches) +
                               " transport launch(es), slot storage up to " +

@@ -128,16 +128,6 @@ std::future<HostOutput> takeOutput(Workspace& W, std::size_t n, int device, bool
   return out;
 }
 
-KernelProfile hostProfile(const std::string& kernel, const std::string& variant, double ms) {
-  KernelProfile p;
-  p.kernel = kernel;
-  p.variant = variant;
-  p.backend = "cpu";
-  p.device = "host";
-  p.repetitions = 1;
-  p.medianMs = p.minMs = ms;
-  return p;
-}
 
 }  // namespace
 
@@ -325,11 +315,11 @@ void computeCuda(const ResolvedRequest& r, ProtonDoseResult& result, const JobCo
         "proton_device_total", std::string(sprHit ? "warm" : "cold") + ", first copy to download end",
         none, double(ms), 1, device));
   }
-  result.profiles.push_back(hostProfile(
+  result.profiles.push_back(hostStageProfile(
       "host_gpu_inputs",
       "tables, spots, tile lists compared; " + formatBytes(inputBytes) + " uploaded", inputsMs));
   result.profiles.push_back(
-      hostProfile("host_output", "wait for the result's memory + unlock it", waitMs + unlockMs));
+      hostStageProfile("host_output", "wait for the result's memory + unlock it", waitMs + unlockMs));
   if (!perBeam)
     result.messages.push_back(
         "GPU memory is short: the beams shared one set of BEV buffers, and nothing of them is "
