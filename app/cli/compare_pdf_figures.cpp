@@ -66,7 +66,10 @@ void drawGammaHistogram(ReportFlow& flow, const compare::CompareResult& r, doubl
   }
   double top = 0;
   for (int i = 0; i < kBars; ++i) top = std::max(top, pass[std::size_t(i)] + fail[std::size_t(i)]);
-  const auto [yMax, yStep] = niceAxis(top * 1.05);
+  // Plain variables, not a structured binding: the lambda below captures yMax (clang 14, the
+  // sanitizer build's compiler, does not capture bindings).
+  const std::pair<double, double> axis = niceAxis(top * 1.05);
+  const double yMax = axis.first, yStep = axis.second;
 
   const double height = 150;
   const double boxTop = flow.block(height);
