@@ -101,6 +101,17 @@ void LiveDoseController::onEditsMerged() {
 
 void LiveDoseController::onSettled() { request(LiveGrid::Full); }
 
+void LiveDoseController::editsFinished() {
+  if (!on_ || !settle_.isActive()) return;
+  settle_.stop();
+  // The last move's request goes out first (a preview, if no job is busy with an older edit).
+  if (merge_.isActive()) {
+    merge_.stop();
+    onEditsMerged();
+  }
+  request(LiveGrid::Full);
+}
+
 double LiveDoseController::fullSpacingMm(const DoseRunOptions& o) const {
   if (o.doseGridMm > 0) return o.doseGridMm;
   const auto& scene = controller_->viewState()->scene();

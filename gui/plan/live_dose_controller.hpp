@@ -97,6 +97,8 @@ public:
 
 public slots:
   void setOn(bool on);
+  /// The user let go (a handle drag ended): the full grid runs now, without the settle time.
+  void editsFinished();
 
 signals:
   void toggled(bool on);

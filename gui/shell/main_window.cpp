@@ -39,7 +39,8 @@ namespace penumbra::gui {
 namespace {
 const char* kInteractionHint =
     "Slices: click = crosshair, shift+drag = move crosshair, left-drag = window/level, "
-    "wheel / PgUp / PgDn = slice, ctrl+wheel or right-drag = zoom, middle-drag = pan, R = reset.  "
+    "wheel / PgUp / PgDn = slice, ctrl+wheel or right-drag = zoom, middle-drag = pan, R = reset; "
+    "drag the current beam's isocentre cross to move it, its axis (axial view) to turn the gantry.  "
     "3D: drag = rotate.";
 
 QString joinLines(const std::vector<std::string>& lines) {

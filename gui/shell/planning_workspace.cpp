@@ -72,6 +72,7 @@ PlanningWorkspace::PlanningWorkspace(QMainWindow* window, ViewState* state,
     v->addOverlay(new BeamSliceDisplay(v->renderer(), state, o, plan_));
     v->addOverlay(new ProfileLineDisplay(v->renderer(), state, o, profile_));
     v->setProfileModel(profile_);
+    v->setPlanModel(plan_);  // the current beam's isocentre and axis handles
     wash_[index(o)] = wash;
     compareWash_[index(o)] = compareWash;
     isodose_[index(o)] = iso;
@@ -109,6 +110,7 @@ PlanningWorkspace::PlanningWorkspace(QMainWindow* window, ViewState* state,
     liveInfo_->setVisible(!text.isEmpty());
   });
   connect(live_, &LiveDoseController::message, this, &PlanningWorkspace::message);
+  for (SliceView* v : views) connect(v, &SliceView::beamDragFinished, live_, &LiveDoseController::editsFinished);
   connect(state, &ViewState::sceneChanged, this, &PlanningWorkspace::onSceneChanged);
   connect(controller_, &PlanController::message, this, &PlanningWorkspace::message);
   connect(dvhs_, &DvhStore::message, this, &PlanningWorkspace::message);

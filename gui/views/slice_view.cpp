@@ -152,8 +152,15 @@ void SliceView::zoomBy(double factor) {
 
 void SliceView::mousePressEvent(QMouseEvent* e) {
   pressPos_ = lastPos_ = e->position().toPoint();
+  double side = 1;
+  Drag handle = Drag::None;
   if (e->button() == Qt::LeftButton && profile_ && profile_->toolActive() && indexAt(pressPos_, profileStart_)) {
     drag_ = Drag::Profile;
+  } else if (e->button() == Qt::LeftButton && !(e->modifiers() & Qt::ShiftModifier) &&
+             (handle = beamHandleAt(pressPos_, side)) != Drag::None) {
+    drag_ = handle;
+    axisSide_ = side;
+    setCursor(Qt::ClosedHandCursor);
   } else if (e->button() == Qt::LeftButton) {
     drag_ = (e->modifiers() & Qt::ShiftModifier) ? Drag::Crosshair : Drag::Pending;
     if (drag_ == Drag::Crosshair) setCrosshairAt(pressPos_);
@@ -202,7 +209,16 @@ void SliceView::mouseMoveEvent(QMouseEvent* e) {
       if ((pos - pressPos_).manhattanLength() > 3 && indexAt(pos, end)) profile_->setLine(orientation_, profileStart_, end);
       break;
     }
-    case Drag::None:
+    case Drag::Isocentre:
+    case Drag::BeamAxis: dragBeam(pos); break;
+    case Drag::None: {
+      // Hovering: say which beam handle a press would take.
+      double side = 1;
+      const Drag h = beamHandleAt(pos, side);
+      if (h == Drag::None) unsetCursor();
+      else setCursor(h == Drag::Isocentre ? Qt::SizeAllCursor : Qt::OpenHandCursor);
+      break;
+    }
     case Drag::Pending: break;
   }
   lastPos_ = pos;
@@ -211,7 +227,12 @@ void SliceView::mouseMoveEvent(QMouseEvent* e) {
 
 void SliceView::mouseReleaseEvent(QMouseEvent* e) {
   if (e->button() == Qt::LeftButton && drag_ == Drag::Pending) setCrosshairAt(e->position().toPoint());
+  const bool beam = drag_ == Drag::Isocentre || drag_ == Drag::BeamAxis;
   drag_ = Drag::None;
+  if (beam) {
+    unsetCursor();
+    emit beamDragFinished();
+  }
 }
 
 void SliceView::wheelEvent(QWheelEvent* e) {
