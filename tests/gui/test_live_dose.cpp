@@ -1,0 +1,484 @@
+// Live dose in the real main window (issue 15, items 3 and 4), on the CPU and a coarse grid:
+//  - the toggle is a checkable action with a shortcut of its own (Ctrl+L) in the Plan menu and
+//    a button in the Plan dock; turning it on shows a live dose set and the status bar says
+//    what the live dose does;
+//  - 20 quick gantry edits of a photon beam (one every 20 ms, as a held arrow key would make):
+//    the dose set shown afterwards is the live one, computed on the full grid for the last
+//    gantry angle (it equals the engine's dose for that angle computed here independently),
+//    the results shown came in edit order (no older result replaced a newer one), at most one
+//    live job ran at a time and fewer jobs ran than edits were made (coalesced), and the event
+//    loop never waited more than 100 ms (the --bench-latency probe);
+//  - faults: a GPU out-of-memory error and a driver error (injected before the engine call)
+//    leave the last good dose on screen with a message and fall back to the CPU preview, then
+//    the full grid; a live job cancelled from the Plan menu keeps the last good dose and
+//    starts nothing else;
+//  - the beam handles: dragging the isocentre cross in the axial view moves the isocentre to
+//    where the mouse lets go (in the slice plane); dragging the central axis a quarter turn turns
+//    the gantry by 90 degrees with the source where the mouse let go (the axial view's gantry
+//    formula agrees with makeBeamFrame at several couch angles); each time the live dose
+//    refines at once and is computed for the new geometry;
+//  - a proton beam: a gantry edit drops its spots (they were placed for the old angle); the live
+//    dose places them again with the beam's options, shows their dose (equal to the engine's
+//    for the plan's new spots) and gives them to the plan.
+// Waits on signals and conditions, never on fixed sleeps. Skips without BOXPHANTOM or the
+// photon beam data (../shared/data/photon-beam).
+#include <algorithm>
+#include <cmath>
+#include <atomic>
+#include <future>
+#include <memory>
+
+#include <QAction>
+#include <QComboBox>
+#include <QDir>
+#include <QDoubleSpinBox>
+#include <QLabel>
+#include <QRegularExpression>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QTest>
+#include <QTimer>
+#include <QToolButton>
+
+#include "core/patient.hpp"
+#include "gui/dose/dvh_store.hpp"
+#include "gui/jobs/job_runner.hpp"
+#include "gui/model/dose_set_store.hpp"
+#include "gui/model/plan_model.hpp"
+#include "gui/overlays/dose_surface_display.hpp"
+#include "gui/plan/beam_editor_panel.hpp"
+#include "gui/plan/live_dose_controller.hpp"
+#include "gui/plan/plan_controller.hpp"
+#include "gui/shell/batch_runner.hpp"  // EventLoopProbe, as penumbra --bench-latency
+#include "gui/shell/main_window.hpp"
+#include "gui/shell/planning_workspace.hpp"
+#include "gui/views/slice_view.hpp"
+#include "gui/model/view_state.hpp"
+#include "gui_test_support.hpp"
+#include "photon/photon_dose.hpp"
+#include "proton/proton_dose.hpp"
+#include "test_data.hpp"
+
+using namespace penumbra;
+using namespace penumbra::gui;
+using penumbra::test::find;
+
+namespace {
+
+constexpr int kImportTimeoutMs = 120000;
+// The first live run also calibrates the photon beam model (a 10 x 10 field in water, once).
+constexpr int kLiveTimeoutMs = 300000;
+constexpr double kGridMm = 8;      // the plan's dose grid: coarse, for two shared cores
+constexpr double kPreviewMm = 12;  // the preview grid while edits come
+constexpr int kEdits = 20;
+
+/// The generation a live dose set was computed for (its parameters' "generation=N").
+int generationOf(const DoseSet& set) {
+  static const QRegularExpression re("generation=(\\d+)");
+  const auto m = re.match(QString::fromStdString(set.dose.parameters));
+  return m.hasMatch() ? m.captured(1).toInt() : -1;
+}
+
+bool fullShown(const LiveDoseController* live) {
+  return !live->isBusy() && live->published().generation == live->generation() &&
+         live->published().grid == LiveGrid::Full;
+}
+
+}  // namespace
+
+class LiveDoseTest : public QObject {
+  Q_OBJECT
+
+private slots:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    for (const char* rel : {"phantoms/BOXPHANTOM", "photon-beam"})
+      if (!test::haveData(rel))
+        QSKIP(qPrintable("test data not found: " + QString::fromStdString(test::dataPath(rel)) +
+                         " (set PENUMBRA_TEST_DATA)"));
+    window_ = std::make_unique<MainWindow>();
+    window_->show();
+    QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+    QVERIFY(test::openBoxPhantom(*window_, kImportTimeoutMs));
+    ws_ = window_->planning();
+    live_ = ws_->liveDose();
+    QVERIFY(ws_ && live_);
+    ws_->controller()->setShowErrorDialogs(false);
+    auto* backend = find<QComboBox>(window_.get(), "backendCombo");
+    backend->setCurrentIndex(backend->findData(int(Backend::Cpu)));
+    find<QDoubleSpinBox>(window_.get(), "doseGridSpin")->setValue(kGridMm);
+    auto* polar = find<QComboBox>(window_.get(), "photonPolarConesCombo");
+    polar->setCurrentIndex(polar->findData(4));
+    find<QSpinBox>(window_.get(), "photonAzimuthSpin")->setValue(6);
+    live_->setPreviewSpacingMm(kPreviewMm);
+    // One open 10 x 10 cm photon field at gantry 0 on the target.
+    find<QComboBox>(window_.get(), "targetCombo")->setCurrentText("OuterTarget");
+    find<QDoubleSpinBox>(window_.get(), "gantrySpin")->setValue(0);
+    QVERIFY(ws_->beamEditor()->addPhotonBeam() == 0);
+  }
+
+  void toggleWithItsShortcut() {
+    auto* action = find<QAction>(window_.get(), "actionLiveDose");
+    auto* button = find<QToolButton>(window_.get(), "liveDoseButton");
+    auto* label = find<QLabel>(window_.get(), "liveDoseLabel");
+    QVERIFY(action && button && label);
+    QVERIFY(action->isCheckable() && !action->isChecked());
+    QCOMPARE(action->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_L));
+    for (QAction* a : window_->findChildren<QAction*>())  // the shortcut is Live dose's alone
+      QVERIFY2(a == action || a->shortcut() != action->shortcut(), qPrintable(a->objectName()));
+    QCOMPARE(button->defaultAction(), action);
+    QVERIFY(button->isVisibleTo(window_.get()));
+    QVERIFY(label->isHidden());
+
+    window_->activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(window_.get()));
+    QTest::keyClick(window_.get(), Qt::Key_L, Qt::ControlModifier);
+    QVERIFY(action->isChecked() && live_->isOn() && button->isChecked());
+    QTRY_VERIFY_WITH_TIMEOUT(fullShown(live_), kLiveTimeoutMs);
+    const auto set = ws_->doseSets()->current();
+    QVERIFY(set && set->live && set->name.startsWith("Live: photons"));
+    QVERIFY(set->maxGy > 0);
+    QVERIFY(!label->isHidden());
+    QVERIFY2(QRegularExpression("^live: \\d+ ms \\(CPU\\)$").match(label->text()).hasMatch(),
+             qPrintable(label->text()));
+  }
+
+  void quickGantryEditsShowTheLastAngle() {
+    QVERIFY(fullShown(live_));
+    DoseSetStore* store = ws_->doseSets();
+    auto* gantry = find<QDoubleSpinBox>(window_.get(), "gantrySpin");
+    // Baseline: the same edits with live dose off cost what redrawing the beam in four views
+    // costs (software GL under Xvfb), which the live dose adds its work to.
+    live_->setOn(false);
+    const EditRun baseline = editGantry(gantry, -9);
+    gantry->setValue(0);
+    live_->setOn(true);
+    QTRY_VERIFY_WITH_TIMEOUT(fullShown(live_), kLiveTimeoutMs);
+    const auto before = store->current();
+    QVERIFY(before && before->live);
+
+    // What happens while the edits come in and the jobs run.
+    std::vector<std::pair<int, int>> publishedSeq;  // (generation, grid) in publication order
+    std::vector<int> shownGenerations;              // of the dose set on screen, as it changes
+    int liveJobs = 0, active = 0, maxActive = 0;
+    QObject scope;
+    connect(live_, &LiveDoseController::resultShown, &scope, [&](int g) {
+      publishedSeq.emplace_back(g, int(live_->published().grid));
+    });
+    connect(store, &DoseSetStore::currentDoseSetChanged, &scope, [&] {
+      if (const auto s = store->current(); s && s->live) shownGenerations.push_back(generationOf(*s));
+    });
+    connect(ws_->jobs(), &JobRunner::jobStarted, &scope, [&](Job* j) {
+      if (!j->title().startsWith("Live dose")) return;
+      ++liveJobs;
+      maxActive = std::max(maxActive, ++active);
+    });
+    connect(ws_->jobs(), &JobRunner::jobFinished, &scope, [&](Job* j) {
+      if (j->title().startsWith("Live dose")) --active;
+    });
+
+    const EditRun run = editGantry(gantry, +9);
+    const double lastAngle = 9.0 * kEdits;
+    QCOMPARE(ws_->plan()->beam(0).beam.gantryDeg, lastAngle);
+
+    // The dose on screen: the live set, full grid, computed for the last angle.
+    const auto shown = store->current();
+    QVERIFY(shown && shown->live);
+    QCOMPARE(generationOf(*shown), live_->generation());
+    const LivePublication& p = live_->published();
+    QCOMPARE(p.doseSetId, shown->id);
+    QCOMPARE(p.grid, LiveGrid::Full);
+    QCOMPARE(int(p.photonBeams.size()), 1);
+    QCOMPARE(p.photonBeams[0].gantryDeg, lastAngle);
+    QVERIFY2(shown->dose.parameters.find("gantry=180") != std::string::npos, shown->dose.parameters.c_str());
+    QCOMPARE(shown->dose.dose.grid.spacing[0], kGridMm);
+    // ... and it is that angle's dose: the engine run here for gantry 180 on the same grid.
+    photon::PhotonDoseRequest r;
+    const auto patient = window_->viewState()->scene()->sharedPatient();
+    r.ct = std::shared_ptr<const CtVolume>(patient, &patient->ct);
+    r.beams = {photonEngineBeam(ws_->plan()->beam(0))};
+    r.doseGrid = coveringGrid(patient->ct.grid, kGridMm);
+    r.backend = Backend::Cpu;
+    r.params.polarCones = 4;
+    r.params.azimuthalCones = 6;
+    r.model = photon::defaultPhotonModel();
+    const Volume<float> ref = photon::computePhotonDose(r).dose;
+    QCOMPARE(ref.data.size(), shown->dose.dose.data.size());
+    double maxRef = 0, maxDiff = 0, maxFromFirst = 0;
+    for (std::size_t i = 0; i < ref.data.size(); ++i) {
+      maxRef = std::max(maxRef, double(ref.data[i]));
+      maxDiff = std::max(maxDiff, double(std::abs(ref.data[i] - shown->dose.dose.data[i])));
+      maxFromFirst = std::max(maxFromFirst, double(std::abs(before->dose.dose.data[i] - shown->dose.dose.data[i])));
+    }
+    QVERIFY(maxRef > 0);
+    QVERIFY2(maxDiff <= 1e-4 * maxRef, qPrintable(QString("%1 of %2 Gy").arg(maxDiff).arg(maxRef)));
+    QVERIFY2(maxFromFirst > 0.3 * maxRef, "gantry 0 and 180 doses should differ");
+
+    // Never an older result after a newer one, on screen or published.
+    QVERIFY(!publishedSeq.empty());
+    QString seq;
+    for (const auto& [g, grid] : publishedSeq) seq += QString(" %1%2").arg(g).arg(grid ? "F" : "P");
+    qInfo("published:%s (edits ended at generation %d)", qPrintable(seq), live_->generation());
+    for (std::size_t i = 1; i < publishedSeq.size(); ++i)
+      QVERIFY2(publishedSeq[i] > publishedSeq[i - 1], qPrintable(QString("publication %1").arg(i)));
+    for (std::size_t i = 1; i < shownGenerations.size(); ++i)
+      QVERIFY2(shownGenerations[i] >= shownGenerations[i - 1], qPrintable(QString("shown %1").arg(i)));
+    // Coalesced: one job at a time, fewer jobs than edits.
+    QCOMPARE(maxActive, 1);
+    QVERIFY2(liveJobs < kEdits, qPrintable(QString("%1 live jobs for %2 edits").arg(liveJobs).arg(kEdits)));
+    qInfo("%d edits: %d live jobs, %zu results shown; event-loop latency: median %.1f ms, max %.1f ms "
+          "(live dose off: median %.1f ms, max %.1f ms)",
+          kEdits, liveJobs, publishedSeq.size(), run.medianMs, run.maxMs, baseline.medianMs, baseline.maxMs);
+    // The bound is 100 ms. Under Xvfb every edit repaints four software-GL views (50-70 ms a
+    // frame on the shared two-core CI machine); when the same edits without live dose already
+    // held the loop longer than that (the machine's load, not the live dose), the live dose may
+    // add at most 25 ms to what they cost.
+    const double bound = baseline.maxMs < 100 ? 100 : baseline.maxMs + 25;
+    if (bound > 100) qWarning("the edits alone held the event loop %.1f ms: bound %.1f ms", baseline.maxMs, bound);
+    QVERIFY2(run.maxMs < bound, qPrintable(QString("event loop waited %1 ms").arg(run.maxMs)));
+
+    if (const QByteArray dir = qgetenv("PENUMBRA_SCREENSHOT_DIR"); !dir.isEmpty()) {
+      QTRY_VERIFY_WITH_TIMEOUT(!ws_->doseSurfaces()->isBuilding() && !ws_->dvhs()->isBusy(), kLiveTimeoutMs);
+      window_->viewState()->setCrosshair(
+          window_->viewState()->scene()->grid().worldToIndex(ws_->plan()->beam(0).beam.isocenter));
+      QTest::qWait(200);  // the views draw the crosshair's slices (a screenshot, not an assertion)
+      const QString file = QDir(QString::fromLocal8Bit(dir)).filePath("live-dose.png");
+      QVERIFY(window_->grabWindowImage().save(file));
+      qInfo("screenshot: %s", qPrintable(file));
+      // The Plan dock's whole panel (the dock scrolls): the toggle next to Compute dose.
+      const QString panel = QDir(QString::fromLocal8Bit(dir)).filePath("live-dose-plan-panel.png");
+      QVERIFY(ws_->beamEditor()->grab().save(panel));
+    }
+  }
+
+  void gpuFaultsFallBackToTheCpuPreview() {
+    QVERIFY(fullShown(live_));
+    auto* backend = find<QComboBox>(window_.get(), "backendCombo");
+    auto* gantry = find<QDoubleSpinBox>(window_.get(), "gantrySpin");
+    DoseSetStore* store = ws_->doseSets();
+    for (const ErrorCode code : {ErrorCode::OutOfMemory, ErrorCode::Cuda}) {
+      // The injected fault: any run that asks for the GPU fails before the engine starts.
+      live_->setEngineProbe([code](Backend requested, LiveModality) {
+        if (requested == Backend::Cpu) return;
+        if (code == ErrorCode::OutOfMemory)
+          throw Error(code, "injected: CUDA out of memory (tried to allocate 2.0 GiB)");
+        throw Error(code, "injected: cudaErrorIllegalAddress: an illegal memory access was encountered");
+      });
+      backend->setCurrentIndex(backend->findData(int(Backend::Cuda)));
+      const int goodGeneration = live_->published().generation;
+      int shownAtFault = -1;
+      QObject scope;
+      connect(live_, &LiveDoseController::statusChanged, &scope, [&](const QString& text) {
+        if (text.contains("GPU failed") && store->current()) shownAtFault = generationOf(*store->current());
+      });
+      QSignalSpy messages(live_, &LiveDoseController::message);
+      if (code == ErrorCode::OutOfMemory) {
+        gantry->setValue(gantry->value() + 10);
+      } else {
+        live_->setOn(false);  // off and on: try the GPU again
+        QVERIFY(find<QLabel>(window_.get(), "liveDoseLabel")->isHidden());
+        live_->setOn(true);
+      }
+      QTRY_VERIFY_WITH_TIMEOUT(shownAtFault >= 0, kLiveTimeoutMs);
+      QCOMPARE(shownAtFault, goodGeneration);  // the last good dose stayed on screen
+      QVERIFY(live_->cpuFallback());
+      bool said = false;
+      for (const auto& m : messages) said = said || m.first().toString().contains("Live dose failed: injected");
+      QVERIFY(said);
+      QTRY_VERIFY_WITH_TIMEOUT(fullShown(live_), kLiveTimeoutMs);
+      QVERIFY(live_->published().generation > goodGeneration);
+      QCOMPARE(live_->published().backend, Backend::Cpu);
+      QCOMPARE(store->current()->id, live_->published().doseSetId);
+    }
+    live_->setEngineProbe({});
+    backend->setCurrentIndex(backend->findData(int(Backend::Cpu)));
+  }
+
+  void cancelledEditKeepsTheLastDose() {
+    QVERIFY(fullShown(live_));
+    DoseSetStore* store = ws_->doseSets();
+    const int good = live_->published().generation;
+    const auto goodSet = store->current();
+    // The engine waits in the probe until the test has cancelled, so the cancel lands in a
+    // running job whatever the machine's speed.
+    auto entered = std::make_shared<std::atomic<bool>>(false);
+    auto release = std::make_shared<std::promise<void>>();
+    std::shared_future<void> released = release->get_future().share();
+    live_->setEngineProbe([entered, released](Backend, LiveModality) {
+      entered->store(true);
+      released.wait();
+    });
+    auto* gantry = find<QDoubleSpinBox>(window_.get(), "gantrySpin");
+    gantry->setValue(gantry->value() + 10);
+    QTRY_VERIFY_WITH_TIMEOUT(entered->load(), kLiveTimeoutMs);
+    find<QAction>(window_.get(), "actionCancelJobs")->trigger();
+    release->set_value();
+    QTRY_VERIFY_WITH_TIMEOUT(!live_->isBusy(), kLiveTimeoutMs);
+    QCOMPARE(live_->statusText(), QString("live: cancelled, last dose kept"));
+    QCOMPARE(live_->published().generation, good);
+    QCOMPARE(store->current(), goodSet);
+    live_->setEngineProbe({});
+    // Nothing more starts for the cancelled edit (no full-grid run after the settle time) ...
+    int liveJobs = 0;
+    QObject scope;
+    connect(ws_->jobs(), &JobRunner::jobStarted, &scope, [&](Job* j) { liveJobs += j->title().startsWith("Live dose"); });
+    QTest::qWait(2 * live_->settleMs());  // a negative check: what must not happen within it
+    QCOMPARE(liveJobs, 0);
+    // ... and the next edit computes again.
+    gantry->setValue(gantry->value() + 10);
+    QTRY_VERIFY_WITH_TIMEOUT(fullShown(live_), kLiveTimeoutMs);
+    QVERIFY(live_->published().generation > good);
+  }
+
+  void beamHandlesInTheSliceViews() {
+    // The axial view steers the gantry as makeBeamFrame places the source, at any couch angle
+    // that keeps the axis near the axial plane.
+    for (const double couch : {0.0, 30.0, -45.0})
+      for (double g = 0; g < 360; g += 15) {
+        const proton::BeamFrame f = makeBeamFrame(g, couch, Vec3{10, -20, 5}, 1000);
+        double got = -1;
+        QVERIFY(SliceView::gantryTowards(f.source - f.isocenter, couch, got));
+        QVERIFY2(std::abs(std::remainder(got - g, 360.0)) < 1e-6, qPrintable(QString("%1 %2 %3").arg(couch).arg(g).arg(got)));
+      }
+
+    QVERIFY(fullShown(live_));
+    PlanModel* plan = ws_->plan();
+    plan->setCurrentBeam(0);
+    auto* view = find<SliceView>(window_.get(), "axialView");
+    QVERIFY(view);
+    const Vec3 iso0 = plan->beam(0).beam.isocenter;
+    window_->viewState()->setCrosshair(window_->viewState()->scene()->grid().worldToIndex(iso0));
+    QPointF iso;
+    QVERIFY(view->widgetPosOf(iso0, iso));
+    // Drag the isocentre cross 25 px to the right and 15 px down.
+    const QPoint from = iso.toPoint(), to = from + QPoint(25, 15);
+    QTest::mousePress(view, Qt::LeftButton, {}, from);
+    QTest::mouseMove(view, from + QPoint(10, 5));
+    QTest::mouseMove(view, to);
+    QTest::mouseRelease(view, Qt::LeftButton, {}, to);
+    const Vec3 iso1 = plan->beam(0).beam.isocenter;
+    QCOMPARE(iso1.z, iso0.z);  // the axial view moves it in its own plane only
+    QPointF drawn;
+    QVERIFY(view->widgetPosOf(iso1, drawn));
+    QVERIFY2(std::hypot(drawn.x() - to.x(), drawn.y() - to.y()) < 2,
+             qPrintable(QString("%1,%2").arg(drawn.x()).arg(drawn.y())));
+    // Letting go refines at once; the live dose is for the new isocentre.
+    QTRY_VERIFY_WITH_TIMEOUT(fullShown(live_), kLiveTimeoutMs);
+    QCOMPARE(live_->published().photonBeams[0].isocenter.x, iso1.x);
+    QCOMPARE(live_->published().photonBeams[0].isocenter.y, iso1.y);
+
+    // Turn the beam: grab its axis 60 px from the cross on the source's side and carry it a
+    // quarter turn round the cross; the source then lies where the mouse let go.
+    QVERIFY(view->widgetPosOf(iso1, iso));
+    QPointF source;
+    QVERIFY(view->widgetPosOf(beamFrame(plan->beam(0)).source, source));
+    const QPointF axis = (source - iso) / std::hypot(source.x() - iso.x(), source.y() - iso.y());
+    const QPointF grab = iso + 60 * axis, drop = iso + 60 * QPointF(-axis.y(), axis.x());
+    const double gantry0 = plan->beam(0).beam.gantryDeg;
+    QTest::mousePress(view, Qt::LeftButton, {}, grab.toPoint());
+    QTest::mouseMove(view, (iso + 60 * (axis + QPointF(-axis.y(), axis.x())) / std::sqrt(2.0)).toPoint());
+    QTest::mouseMove(view, drop.toPoint());
+    QTest::mouseRelease(view, Qt::LeftButton, {}, drop.toPoint());
+    const double gantry1 = plan->beam(0).beam.gantryDeg;
+    QVERIFY2(std::abs(std::abs(std::remainder(gantry1 - gantry0, 360.0)) - 90) < 2,
+             qPrintable(QString("%1 -> %2").arg(gantry0).arg(gantry1)));
+    QVERIFY(view->widgetPosOf(beamFrame(plan->beam(0)).source, source));
+    const QPointF towards = source - iso;
+    const double angle = std::atan2(towards.y(), towards.x()) - std::atan2(drop.y() - iso.y(), drop.x() - iso.x());
+    QVERIFY2(std::abs(std::remainder(angle, 2 * M_PI)) < 0.05, qPrintable(QString::number(angle)));
+    QCOMPARE(find<QDoubleSpinBox>(window_.get(), "gantrySpin")->value(), gantry1);
+    QTRY_VERIFY_WITH_TIMEOUT(fullShown(live_), kLiveTimeoutMs);
+    QCOMPARE(live_->published().photonBeams[0].gantryDeg, gantry1);
+  }
+
+  void protonGantryEditPlacesSpotsAgain() {
+    // A proton beam with coarse spots (few spots: the CPU engine's cost does not shrink with the
+    // dose grid), placed with live dose off.
+    live_->setOn(false);
+    PlanController* pc = ws_->controller();
+    const int b = pc->addBeamOnTarget("OuterTarget", 90);
+    QCOMPARE(b, 1);
+    proton::SpotGenerationOptions o;
+    o.spotSpacingMm = 12;
+    o.layerSpacingMm = 10;
+    Job* spots = pc->generateSpots(b, "OuterTarget", o);
+    QVERIFY(spots);
+    QTRY_VERIFY_WITH_TIMEOUT(spots->isFinished(), kLiveTimeoutMs);
+    QCOMPARE(spots->state(), Job::State::Done);
+    const std::size_t placed = ws_->plan()->beam(b).beam.spotCount();
+    QVERIFY(placed > 0);
+
+    live_->setOn(true);  // the current beam is the proton beam: the live dose shows protons
+    QTRY_VERIFY_WITH_TIMEOUT(fullShown(live_), kLiveTimeoutMs);
+    QCOMPARE(live_->published().modality, LiveModality::Proton);
+    QVERIFY(ws_->doseSets()->current()->name.startsWith("Live: protons"));
+
+    // New angle: the plan drops the beam's spots (placed for 90 deg); the live dose places them
+    // again for 60 deg with the same options, shows their dose and gives them to the plan.
+    find<QDoubleSpinBox>(window_.get(), "gantrySpin")->setValue(60);
+    QTRY_VERIFY_WITH_TIMEOUT(fullShown(live_), kLiveTimeoutMs);
+    const PlannedBeam& p = ws_->plan()->beam(b);
+    QCOMPARE(p.beam.gantryDeg, 60.0);
+    QVERIFY(p.beam.spotCount() > 0);
+    QCOMPARE(p.options.spotSpacingMm, 12.0);
+    const LivePublication& pub = live_->published();
+    QCOMPARE(int(pub.protonBeams.size()), 1);
+    QCOMPARE(pub.protonBeams[0].gantryDeg, 60.0);
+    const auto shown = ws_->doseSets()->current();
+    QCOMPARE(shown->id, pub.doseSetId);
+    QCOMPARE(shown->beams.size(), std::size_t(1));
+    QCOMPARE(shown->beams[0].spotCount(), p.beam.spotCount());
+    // The dose on screen is the engine's dose of the plan's new spots.
+    proton::ProtonDoseRequest r;
+    const auto patient = window_->viewState()->scene()->sharedPatient();
+    r.ct = std::shared_ptr<const CtVolume>(patient, &patient->ct);
+    r.beams = ws_->plan()->engineBeams();
+    r.doseGrid = coveringGrid(patient->ct.grid, kGridMm);
+    r.backend = Backend::Cpu;
+    const Volume<float> ref = proton::computeProtonDose(r).dose;
+    QCOMPARE(ref.data.size(), shown->dose.dose.data.size());
+    double maxRef = 0, maxDiff = 0;
+    for (std::size_t i = 0; i < ref.data.size(); ++i) {
+      maxRef = std::max(maxRef, double(ref.data[i]));
+      maxDiff = std::max(maxDiff, double(std::abs(ref.data[i] - shown->dose.dose.data[i])));
+    }
+    QVERIFY(maxRef > 0);
+    QVERIFY2(maxDiff <= 1e-4 * maxRef, qPrintable(QString("%1 of %2 Gy").arg(maxDiff).arg(maxRef)));
+  }
+
+  void cleanupTestCase() {
+    if (live_) live_->setOn(false);
+    window_.reset();
+  }
+
+private:
+  struct EditRun {
+    double medianMs = 0, maxMs = 0;  ///< event-loop latency from the first edit until settled
+  };
+  /// kEdits gantry steps of `step` degrees, one every 20 ms (a held arrow key repeats at
+  /// ~30 Hz), then waits until the live dose (when on) shows the last one on the full grid.
+  EditRun editGantry(QDoubleSpinBox* gantry, double step) {
+    EventLoopProbe probe(10);
+    probe.start();
+    int edits = 0;
+    QTimer editor;
+    editor.setInterval(20);
+    connect(&editor, &QTimer::timeout, &editor, [&] {
+      gantry->setValue(gantry->value() + step);
+      if (++edits == kEdits) editor.stop();
+    });
+    editor.start();
+    if (!QTest::qWaitFor([&] { return edits == kEdits && (!live_->isOn() || fullShown(live_)); }, kLiveTimeoutMs))
+      qWarning("the edits did not settle");
+    probe.stop();
+    return {probe.medianMs(), probe.maxMs()};
+  }
+
+  std::unique_ptr<MainWindow> window_;
+  PlanningWorkspace* ws_ = nullptr;
+  LiveDoseController* live_ = nullptr;
+};
+
+QTEST_MAIN(LiveDoseTest)
+#include "test_live_dose.moc"
