@@ -275,8 +275,10 @@ void LiveDoseController::onJobFinished(Job* job, const std::shared_ptr<LiveDoseO
     }
   } else if (job->state() == Job::State::Failed && on_) {
     emit message(tr("Live dose failed: %1").arg(job->errorMessage()));
-    if (run.requested != Backend::Cpu && !cpuFallback_) {
-      // A GPU fault (out of memory, driver error): keep the last good dose, go on on the CPU.
+    const bool gpuFault = job->errorCode() == ErrorCode::OutOfMemory || job->errorCode() == ErrorCode::Cuda;
+    if (gpuFault && run.requested != Backend::Cpu && !cpuFallback_) {
+      // Out of GPU memory or a driver error: keep the last good dose, go on on the CPU. Other
+      // errors (a missing beam model, an invalid plan) would fail on the CPU just the same.
       cpuFallback_ = true;
       setStatus(tr("live: GPU failed (%1): CPU preview").arg(job->errorMessage().left(80)));
       if (!pending_) request(usePreview(options_()) ? LiveGrid::Preview : LiveGrid::Full);
