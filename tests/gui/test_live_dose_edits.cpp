@@ -5,6 +5,7 @@
 //    the gantry by 90 degrees with the source where the mouse let go (the axial view's gantry
 //    formula agrees with makeBeamFrame at several couch angles); each time the live dose
 //    refines at once and is computed for the new geometry;
+//  - twice the MU gives twice the live dose; a new field size gives the new jaws' dose;
 //  - a proton beam: a gantry edit drops its spots (they were placed for the old angle); the live
 //    dose places them again with the beam's options, shows their dose (equal to the engine's
 //    for the plan's new spots) and gives them to the plan.
@@ -100,6 +101,30 @@ private slots:
     QCOMPARE(find<QDoubleSpinBox>(window_.get(), "gantrySpin")->value(), gantry1);
     QTRY_VERIFY_WITH_TIMEOUT(fullShown(live_), kLiveTimeoutMs);
     QCOMPARE(live_->published().photonBeams[0].gantryDeg, gantry1);
+  }
+
+  void monitorUnitsAndJawsFollow() {
+    PlanModel* plan = ws_->plan();
+    plan->setCurrentBeam(0);
+    QTRY_VERIFY_WITH_TIMEOUT(fullShown(live_), kLiveTimeoutMs);
+    const auto before = ws_->doseSets()->current();
+    QVERIFY(before && before->live);
+    // Twice the MU: twice the dose (the engines are linear in the MU).
+    auto* mu = find<QDoubleSpinBox>(window_.get(), "monitorUnitsSpin");
+    mu->setValue(2 * mu->value());
+    QTRY_VERIFY_WITH_TIMEOUT(fullShown(live_), kLiveTimeoutMs);
+    QCOMPARE(live_->published().photonBeams[0].monitorUnits, mu->value());
+    Volume<float> twice = before->dose.dose;
+    for (float& v : twice.data) v *= 2;
+    const auto [diff, peak] = maxDifference(twice, ws_->doseSets()->current()->dose.dose);
+    QVERIFY2(diff <= 1e-5 * peak, qPrintable(QString("%1 of %2 Gy").arg(diff).arg(peak)));
+    // A 60 mm field instead of 100 mm: the live dose has the new jaws.
+    find<QDoubleSpinBox>(window_.get(), "photonFieldSizeSpin")->setValue(60);
+    QTRY_VERIFY_WITH_TIMEOUT(fullShown(live_), kLiveTimeoutMs);
+    QCOMPARE(live_->published().photonBeams[0].x1Mm, -30.0);
+    QCOMPARE(live_->published().photonBeams[0].y2Mm, 30.0);
+    const auto [changed, peak60] = maxDifference(twice, ws_->doseSets()->current()->dose.dose);
+    QVERIFY2(changed > 0.2 * peak60, "a narrower field should change the dose");
   }
 
   void protonGantryEditPlacesSpotsAgain() {
