@@ -88,7 +88,8 @@ private slots:
     QTRY_VERIFY(QApplication::activeWindow() == window_.get() &&
                 QGuiApplication::focusWindow() == window_->windowHandle());
     // The import's progress dialog used to stay up, window-modal, after some imports.
-    QVERIFY2(!QApplication::activeModalWidget(), QApplication::activeModalWidget()->metaObject()->className());
+    const QWidget* modal = QApplication::activeModalWidget();
+    QVERIFY2(!modal, modal ? modal->metaObject()->className() : "");
     QWidget* focus = QApplication::focusWidget() ? QApplication::focusWidget() : window_.get();
     QTest::keyClick(focus, Qt::Key_L, Qt::ControlModifier);
     QVERIFY2(action->isChecked() && live_->isOn() && button->isChecked(),
