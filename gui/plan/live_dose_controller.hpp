@@ -17,11 +17,12 @@
 /// Progressive refinement: on the CPU (or on a GPU whose last full-grid run took more than
 /// kSlowGpuMs) edits run on a coarser preview grid (previewSpacingMm(): 4 mm, or twice the
 /// plan's dose grid when that is coarser) and the full grid follows once no edit has come for
-/// settleMs() (~300 ms). Only the beams edited since the last run go through the engine; the
+/// settleMs() (~300 ms), or at once when the user lets go of a slice-view handle
+/// (editsFinished()). Only the beams edited since the last run go through the engine; the
 /// others come from a per-beam cache of each grid (live_dose_job.hpp), dropped when a beam is
 /// added or removed, the engine settings change, or the patient closes.
 ///
-/// Faults: a failed GPU run (out of memory, driver error) keeps the last good dose on screen,
+/// Faults: a GPU run that fails for want of memory or with a CUDA error keeps the last good dose on screen,
 /// says so, and runs the same edit again on the CPU preview; later edits stay on the CPU until
 /// live dose is turned off and on again. A failed CPU run or a cancelled job (Jobs dock,
 /// Ctrl+.) keeps the last good dose with a message. Nothing here waits for a worker.
