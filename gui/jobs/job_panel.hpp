@@ -2,6 +2,7 @@
 /// The jobs panel (dock "Jobs"): the active job's title, state, progress bar with the time
 /// left and a Cancel button, and the list of every job of the session with its outcome.
 #include <QPointer>
+#include <QTimer>
 #include <QWidget>
 
 class QLabel;
@@ -26,6 +27,8 @@ private:
   void follow(Job* job);
   void refresh();
   void refreshList();
+  /// refreshList() soon (coalesced).
+  void scheduleList();
 
   JobRunner* runner_;
   QPointer<Job> shown_;
@@ -35,6 +38,7 @@ private:
   QLabel* timeLeft_ = nullptr;
   QPushButton* cancel_ = nullptr;
   QListWidget* list_ = nullptr;
+  QTimer listTimer_;
 };
 
 /// "1 min 05 s", "12 s", or "" for an unknown (negative) time.

@@ -11,6 +11,7 @@
 #include <QListWidget>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include "gui/jobs/job_runner.hpp"
@@ -179,7 +180,15 @@ QWidget* BeamEditorPanel::buildDoseBox() {
   photonDeposit_->addItem(tr("Atomic-free (reproducible)"), int(photon::DepositStrategy::AtomicFree));
   photonDeposit_->addItem(tr("Atomic adds"), int(photon::DepositStrategy::Atomic));
   form->addRow(tr("Photon deposit"), photonDeposit_);
-  form->addRow(compute_);
+  // The live-dose toggle (setLiveDoseAction) sits next to Compute: the same dose, at every edit.
+  liveButton_ = new QToolButton;
+  liveButton_->setObjectName("liveDoseButton");
+  liveButton_->setToolButtonStyle(Qt::ToolButtonTextOnly);
+  liveButton_->hide();
+  auto* row = new QHBoxLayout;
+  row->addWidget(compute_, 1);
+  row->addWidget(liveButton_);
+  form->addRow(row);
   connect(compute_, &QPushButton::clicked, this, &BeamEditorPanel::computeDose);
   return box;
 }
@@ -204,6 +213,11 @@ QWidget* BeamEditorPanel::buildPhotonEngineRows() {
   h->addWidget(new QLabel(tr("x")));
   h->addWidget(photonAzimuth_);
   return w;
+}
+
+void BeamEditorPanel::setLiveDoseAction(QAction* action) {
+  liveButton_->setDefaultAction(action);
+  liveButton_->setVisible(action != nullptr);
 }
 
 QString BeamEditorPanel::targetName() const { return targetCombo_->currentText(); }

@@ -5,11 +5,12 @@
 /// job) and the energy layers with delete; for a photon beam the field (PhotonFieldBox:
 /// collimator, SAD, jaws or conformal aperture, MU); and the dose calculation launcher
 /// (backend, dose grid, DDA variant, the photon engine's cones and deposit strategy, Compute
-/// button: one job per modality).
+/// button: one job per modality, and the live-dose toggle).
 #include <QWidget>
 
 #include "gui/plan/plan_controller.hpp"
 
+class QAction;
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
@@ -17,6 +18,7 @@ class QLabel;
 class QListWidget;
 class QPushButton;
 class QSpinBox;
+class QToolButton;
 
 namespace penumbra::gui {
 
@@ -37,6 +39,9 @@ public:
   /// edited here and keep their defaults.
   void setSpotOptions(const proton::SpotGenerationOptions& o);
   void setDoseOptions(const DoseRunOptions& o);
+  /// Shows the live-dose toggle (LiveDoseController::action()) next to Compute dose, checked
+  /// while live dose is on.
+  void setLiveDoseAction(QAction* action);
 
 public slots:
   /// As the buttons do; return the beam index or the job started (-1 / null on failure).
@@ -89,6 +94,7 @@ private:
   QPushButton* generate_ = nullptr;
   QPushButton* removeLayer_ = nullptr;
   QPushButton* compute_ = nullptr;
+  QToolButton* liveButton_ = nullptr;
   bool updating_ = false;  // refreshing widgets from the model: do not write back
 };
 

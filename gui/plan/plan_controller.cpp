@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <thread>
 
 #include <QTime>
 #include <QMessageBox>
@@ -13,6 +12,7 @@
 #include "gui/model/plan_model.hpp"
 #include "gui/model/plural.hpp"
 #include "gui/model/view_state.hpp"
+#include "gui/plan/live_dose_job.hpp"  // prepareProtonTables
 #include "proton/proton_dose.hpp"
 #include "raytrace/raytrace.hpp"
 
@@ -182,21 +182,7 @@ Job* PlanController::computeProtonDose(const DoseRunOptions& options) {
                                .arg(countOf(qsizetype(request->beams.size()), "beam"),
                                     countOf(qsizetype(plan_->totalSpots()), "spot")),
                            [request, result](const JobControl& jc) {
-                             // Depth-dose tables first, a few energies at a time with a cancel
-                             // check in between: ProtonMachine::prepare() builds them all in
-                             // one call (up to ~170 ms per energy on one core) and cannot be
-                             // interrupted, which would delay a cancel by seconds.
-                             auto machine = proton::ProtonMachine::generic();
-                             std::vector<double> energies;
-                             for (const auto& b : request->beams)
-                               for (const auto& l : b.layers) energies.push_back(l.energyMeV);
-                             const int threads = std::max(1, int(std::thread::hardware_concurrency()));
-                             for (std::size_t e = 0; e < energies.size(); e += std::size_t(threads)) {
-                               jc.checkCancel();
-                               jc.report(0.0, "proton dose: depth-dose tables");
-                               const auto end = energies.begin() + std::ptrdiff_t(std::min(energies.size(), e + std::size_t(threads)));
-                               machine->prepare({energies.begin() + std::ptrdiff_t(e), end}, threads);
-                             }
+                             prepareProtonTables(request->beams, jc);  // with cancel checks
                              *result = proton::computeProtonDose(*request, jc);
                            });
   const QString when = QTime::currentTime().toString("HH:mm:ss");

@@ -92,6 +92,7 @@ public:
   /// (throws when the photon data folder is missing). Tests replace it.
   using PhotonModelProvider = std::function<std::shared_ptr<const photon::PhotonBeamModel>()>;
   void setPhotonModelProvider(PhotonModelProvider provider) { photonModel_ = std::move(provider); }
+  const PhotonModelProvider& photonModelProvider() const { return photonModel_; }
 
   /// Generates layers and spots for beam `beam` on `targetName` as a job; null when it cannot
   /// start (no patient, no such beam or target: the reason goes to message()).

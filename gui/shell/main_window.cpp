@@ -39,7 +39,8 @@ namespace penumbra::gui {
 namespace {
 const char* kInteractionHint =
     "Slices: click = crosshair, shift+drag = move crosshair, left-drag = window/level, "
-    "wheel / PgUp / PgDn = slice, ctrl+wheel or right-drag = zoom, middle-drag = pan, R = reset.  "
+    "wheel / PgUp / PgDn = slice, ctrl+wheel or right-drag = zoom, middle-drag = pan, R = reset; "
+    "drag the current beam's isocentre cross to move it, its axis (axial view) to turn the gantry.  "
     "3D: drag = rotate.";
 
 QString joinLines(const std::vector<std::string>& lines) {
@@ -360,7 +361,7 @@ void MainWindow::onJobProgress(double fraction, const QString& stage) {
 }
 
 void MainWindow::onScanFinished(std::shared_ptr<const io::DicomScan> scan) {
-  progress_->reset();
+  endProgress();  // shown again by the import's progress when it takes long
   for (const auto& w : scan->messages.warnings) log(tr("scan: %1").arg(QString::fromStdString(w)));
   int ctSeries = 0;
   for (const auto& s : scan->series) ctSeries += s.modality == "CT";
@@ -423,8 +424,17 @@ void MainWindow::onScanFinished(std::shared_ptr<const io::DicomScan> scan) {
   dialog->open();  // window-modal, non-blocking
 }
 
-void MainWindow::onImportFinished(std::shared_ptr<io::PatientImportResult> result) {
+void MainWindow::endProgress() {
+  // reset() hides the dialog only with autoClose, which is off (the dialog stays up between the
+  // scan and the import). A dialog that QProgressDialog::setValue had shown during the import
+  // (it counts from the scan's start) stayed up, window-modal, after the patient opened: seen
+  // in gui.live_dose as the Plan menu's shortcuts doing nothing.
   progress_->reset();
+  progress_->hide();
+}
+
+void MainWindow::onImportFinished(std::shared_ptr<io::PatientImportResult> result) {
+  endProgress();
   for (const auto& w : result->messages.warnings) log(tr("warning: %1").arg(QString::fromStdString(w)));
   if (!result->ok()) {
     QString text = joinLines(result->messages.errors);
@@ -455,12 +465,12 @@ void MainWindow::onImportFinished(std::shared_ptr<io::PatientImportResult> resul
 }
 
 void MainWindow::onJobFailed(const QString& message) {
-  progress_->reset();
+  endProgress();
   showError(tr("Cannot open folder"), message);
 }
 
 void MainWindow::onJobCancelled() {
-  progress_->reset();
+  endProgress();
   log(tr("Cancelled."));
   statusBar()->showMessage(tr("Cancelled; the previous patient is kept."), 5000);
   emit importCancelled();

@@ -105,6 +105,8 @@ private:
   void rebuildRecentMenu();
   void onScanFinished(std::shared_ptr<const io::DicomScan> scan);
   void onImportFinished(std::shared_ptr<io::PatientImportResult> result);
+  /// Resets and hides the import progress dialog.
+  void endProgress();
   void onJobFailed(const QString& message);
   void onJobCancelled();
   void onJobProgress(double fraction, const QString& stage);

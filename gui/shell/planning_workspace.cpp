@@ -1,11 +1,7 @@
 #include "gui/shell/planning_workspace.hpp"
 
-#include <memory>
-
 #include <QAction>
-#include <QComboBox>
 #include <QDockWidget>
-#include <QElapsedTimer>
 #include <QFontMetrics>
 #include <QLabel>
 #include <QMainWindow>
@@ -40,6 +36,7 @@
 #include "gui/overlays/profile_line_display.hpp"
 #include "gui/plan/beam_editor_panel.hpp"
 #include "gui/plan/bev_panel.hpp"
+#include "gui/plan/live_dose_controller.hpp"
 #include "gui/plan/plan_controller.hpp"
 #include "gui/shell/main_window.hpp"
 #include "gui/shell/plan_file_actions.hpp"
@@ -75,6 +72,7 @@ PlanningWorkspace::PlanningWorkspace(QMainWindow* window, ViewState* state,
     v->addOverlay(new BeamSliceDisplay(v->renderer(), state, o, plan_));
     v->addOverlay(new ProfileLineDisplay(v->renderer(), state, o, profile_));
     v->setProfileModel(profile_);
+    v->setPlanModel(plan_);  // the current beam's isocentre and axis handles
     wash_[index(o)] = wash;
     compareWash_[index(o)] = compareWash;
     isodose_[index(o)] = iso;
@@ -101,6 +99,18 @@ PlanningWorkspace::PlanningWorkspace(QMainWindow* window, ViewState* state,
 
   buildDocks(window);
   buildMenu(window);
+  // What the live dose is doing ("live: 14 ms (GPU)", "live: preview 4 mm, refining..."); empty
+  // (and hidden) while live dose is off.
+  liveInfo_ = new QLabel;
+  liveInfo_->setObjectName("liveDoseLabel");
+  liveInfo_->hide();
+  window->statusBar()->addPermanentWidget(liveInfo_);
+  connect(live_, &LiveDoseController::statusChanged, this, [this](const QString& text) {
+    liveInfo_->setText(text);
+    liveInfo_->setVisible(!text.isEmpty());
+  });
+  connect(live_, &LiveDoseController::message, this, &PlanningWorkspace::message);
+  for (SliceView* v : views) connect(v, &SliceView::beamDragFinished, live_, &LiveDoseController::editsFinished);
   connect(state, &ViewState::sceneChanged, this, &PlanningWorkspace::onSceneChanged);
   connect(controller_, &PlanController::message, this, &PlanningWorkspace::message);
   connect(dvhs_, &DvhStore::message, this, &PlanningWorkspace::message);
@@ -173,6 +183,9 @@ void PlanningWorkspace::buildDocks(QMainWindow* window) {
     return d;
   };
   beamEditor_ = new BeamEditorPanel(state_, controller_);
+  // Live dose (Ctrl+L): recomputes at every plan edit with the Plan dock's dose settings.
+  live_ = new LiveDoseController(controller_, [this] { return beamEditor_->doseOptions(); }, this);
+  beamEditor_->setLiveDoseAction(live_->action());
   dosePanel_ = new DosePanel(store_, settings_, controller_);
   bevPanel_ = new BevPanel(plan_);
   jobPanel_ = new JobPanel(jobs_);
@@ -246,6 +259,7 @@ void PlanningWorkspace::buildMenu(QMainWindow* window) {
   auto* dose = menu->addAction(tr("&Compute dose"), beamEditor_, &BeamEditorPanel::computeDose);
   dose->setObjectName("actionComputeDose");
   dose->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
+  menu->addAction(live_->action());
   auto* cancel = menu->addAction(tr("C&ancel jobs"), jobs_, &JobRunner::cancelAll);
   cancel->setObjectName("actionCancelJobs");
   cancel->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Period));
@@ -323,71 +337,6 @@ void PlanningWorkspace::showDoseAt(double i, double j, double k) {
   }
   const double rx = plan_->prescriptionGy();
   doseInfo_->setText(tr("Dose %1 Gy (%2 % of %3 Gy)").arg(gy, 0, 'f', 3).arg(100 * gy / rx, 0, 'f', 1).arg(rx, 0, 'f', 2));
-}
-
-OptimiseSettings PlanningWorkspace::demoOptimiseSettings() {
-  // BOXPHANTOM, one beam at gantry 90 on OuterTarget (6131 spots, dose matrix 5.6 s), CPU
-  // path on a shared 2-core machine; target D95 / V107 / Dmax in % of 2 Gy after (optimiser
-  // time): 40 iterations 95.8 / 0.0 / 105.4 (12 s), 60: 96.3 / 0.0 / 103.5 (14-18 s),
-  // 80: 96.4 / 0.0 / 103.3 (11-20 s), 150 (the panel's default): 96.5 / 0.0 / 102.1 (30 s).
-  // Without optimisation (the depth-weighted spots normalised to the target mean) issue 12
-  // reports 57 / 48. 80 iterations keep D95 more than a point above 95 % at about half the
-  // panel default's time.
-  OptimiseSettings s;
-  s.maxIterations = 80;
-  s.publishSeconds = 1e9;  // no live dose sets (and their DVH jobs): the demo shows the result
-  return s;
-}
-
-bool PlanningWorkspace::runDemoPlan(double gantryDeg) {
-  const auto& scene = state_->scene();
-  if (!scene) return false;
-  QString target;
-  for (const auto& s : scene->patient().structures.structures)
-    if (s.kind == StructureKind::Target && !s.mask.empty()) {
-      target = QString::fromStdString(s.name);
-      break;
-    }
-  if (target.isEmpty()) {
-    emit demoPlanFinished(false, tr("the case has no target structure"));
-    return false;
-  }
-  const int beam = controller_->addBeamOnTarget(target, gantryDeg);
-  // Depth-weighted initial weights: the optimiser starts from a spread-out Bragg peak.
-  if (auto* weights = beamEditor_->findChild<QComboBox*>("spotWeightingCombo"))
-    weights->setCurrentIndex(weights->findData(int(proton::SpotWeighting::DepthWeighted)));
-  const proton::SpotGenerationOptions options = beamEditor_->spotOptions();
-  Job* spots = controller_->generateSpots(beam, target, options);
-  if (!spots) return false;
-  const auto started = std::make_shared<QElapsedTimer>();
-  started->start();
-  connect(spots, &Job::finished, this, [this, spots, started] {
-    if (spots->state() != Job::State::Done) {
-      emit demoPlanFinished(false, tr("spot generation %1").arg(Job::stateName(spots->state())));
-      return;
-    }
-    // The optimiser with the Optimise panel's default objectives, on the CPU path.
-    DoseRunOptions dose = beamEditor_->doseOptions();
-    dose.backend = Backend::Cpu;
-    const OptimiseSettings settings = demoOptimiseSettings();
-    Job* job = optimiser_->start(optimiser_->defaultObjectives(), settings, dose);
-    if (!job) return emit demoPlanFinished(false, tr("the optimisation did not start"));
-    auto* once = new QObject(this);  // this run's connection only
-    connect(optimiser_, &OptimiseController::finished, once, [this, job, started, once](Job* finished) {
-      if (finished != job) return;
-      once->deleteLater();
-      const OptimiseOutcome& o = optimiser_->outcome();
-      if (job->state() != Job::State::Done || o.finalDoseSetId < 0)
-        return emit demoPlanFinished(false, tr("optimisation %1 %2").arg(Job::stateName(job->state()), job->errorMessage()));
-      emit demoPlanFinished(true, tr("demo plan: %1 optimised in %2 s (%3, %4 it/s, dose matrix %5 s)")
-                                      .arg(countOf(qsizetype(plan_->totalSpots()), "spot"))
-                                      .arg(started->elapsed() / 1000.0, 0, 'f', 1)
-                                      .arg(countOf(o.iterations, "iteration"))
-                                      .arg(o.iterationsPerSecond, 0, 'f', 1)
-                                      .arg(o.matrixSeconds, 0, 'f', 1));
-    });
-  });
-  return true;
 }
 
 }  // namespace penumbra::gui

@@ -5,11 +5,12 @@
 ///            DoseDisplaySettings, JobRunner (every engine run), PlanController (the logic);
 ///   displays dose wash, isodose lines and beam projections on the three slice views, beams
 ///            and isodose surfaces in the 3D view;
-///   docks    Plan (beam/spot editor + dose launcher), Dose (display), Beam's eye view, Jobs,
-///            DVH (DvhStore: one DVH job per dose set), Kernel profiling and Compare (gamma and
-///            difference of two dose sets, ComparisonModel; its maps on the slice views);
+///   docks    Plan (beam/spot editor + dose launcher + live-dose toggle), Dose (display),
+///            Beam's eye view, Jobs, DVH (DvhStore: one DVH job per dose set), Kernel profiling
+///            and Compare (gamma and difference of two dose sets, ComparisonModel; its maps on
+///            the slice views);
 ///   menu     Plan, and the File menu's case and DICOM RT entries (PlanFileActions);
-///            the status-bar dose read-out under the cursor.
+///            the status-bar dose read-out under the cursor and the live dose's state.
 /// A new patient cancels running jobs and clears the plan and the dose sets.
 #include <array>
 
@@ -45,6 +46,7 @@ class IsodoseDisplay;
 class Job;
 class JobPanel;
 class JobRunner;
+class LiveDoseController;
 class PlanController;
 class PlanFileActions;
 class OptimiseController;
@@ -72,6 +74,9 @@ public:
   DoseDisplaySettings* displaySettings() const { return settings_; }
   JobRunner* jobs() const { return jobs_; }
   PlanController* controller() const { return controller_; }
+  /// Live dose (issue 15, item 3): its toggle is in the Plan dock and menu (Ctrl+L), its state
+  /// in the status bar ("liveDoseLabel").
+  LiveDoseController* liveDose() const { return live_; }
   BeamEditorPanel* beamEditor() const { return beamEditor_; }
   DosePanel* dosePanel() const { return dosePanel_; }
   BevPanel* bevPanel() const { return bevPanel_; }
@@ -165,6 +170,8 @@ private:
   QObject* beams3d_ = nullptr;
   QLabel* doseInfo_ = nullptr;
   QLabel* prescriptionInfo_ = nullptr;
+  QLabel* liveInfo_ = nullptr;
+  LiveDoseController* live_ = nullptr;
   QPointer<PatientTree> tree_;
   std::array<double, 3> lastCursor_{-1e9, -1e9, -1e9};
 };

@@ -164,10 +164,17 @@ void SliceView::zoomBy(double factor) {
 
 void SliceView::mousePressEvent(QMouseEvent* e) {
   pressPos_ = lastPos_ = e->position().toPoint();
+  double side = 1;
+  Drag handle = Drag::None;
   if (e->button() == Qt::LeftButton && profile_ && profile_->toolActive() && indexAt(pressPos_, profileStart_)) {
     drag_ = Drag::Profile;
   } else if (e->button() == Qt::LeftButton && (handle_ = handleAt(pressPos_))) {
     drag_ = Drag::Handle;
+  } else if (e->button() == Qt::LeftButton && !(e->modifiers() & Qt::ShiftModifier) &&
+             (handle = beamHandleAt(pressPos_, side)) != Drag::None) {
+    drag_ = handle;
+    axisSide_ = side;
+    setCursor(Qt::ClosedHandCursor);
   } else if (e->button() == Qt::LeftButton) {
     drag_ = (e->modifiers() & Qt::ShiftModifier) ? Drag::Crosshair : Drag::Pending;
     if (drag_ == Drag::Crosshair) setCrosshairAt(pressPos_);
@@ -221,13 +228,18 @@ void SliceView::mouseMoveEvent(QMouseEvent* e) {
       handle_->dragHandleTo(d.x(), d.y());
       break;
     }
-    case Drag::None:
-      // A handle under the mouse says it can be dragged sideways (the only handle so far).
-      if (handleAt(pos))
-        setCursor(Qt::SplitHCursor);
-      else
-        unsetCursor();
+    case Drag::Isocentre:
+    case Drag::BeamAxis: dragBeam(pos); break;
+    case Drag::None: {
+      // Hovering: say which handle a press would take (an overlay's handle - the swipe
+      // divider - first, then the current beam's isocentre cross or axis).
+      double side = 1;
+      const Drag h = handleAt(pos) ? Drag::Handle : beamHandleAt(pos, side);
+      if (h == Drag::Handle) setCursor(Qt::SplitHCursor);
+      else if (h == Drag::None) unsetCursor();
+      else setCursor(h == Drag::Isocentre ? Qt::SizeAllCursor : Qt::OpenHandCursor);
       break;
+    }
     case Drag::Pending: break;
   }
   lastPos_ = pos;
@@ -236,8 +248,13 @@ void SliceView::mouseMoveEvent(QMouseEvent* e) {
 
 void SliceView::mouseReleaseEvent(QMouseEvent* e) {
   if (e->button() == Qt::LeftButton && drag_ == Drag::Pending) setCrosshairAt(e->position().toPoint());
+  const bool beam = drag_ == Drag::Isocentre || drag_ == Drag::BeamAxis;
   drag_ = Drag::None;
   handle_ = nullptr;
+  if (beam) {
+    unsetCursor();
+    emit beamDragFinished();
+  }
 }
 
 void SliceView::wheelEvent(QWheelEvent* e) {

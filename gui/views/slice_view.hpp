@@ -8,10 +8,13 @@
 ///   ctrl + wheel, right drag      zoom;  middle drag  pan;  R  reset the view
 ///   left drag with the Profile tool on (ProfileModel::toolActive)   draw a line profile
 ///   left drag on an overlay's handle (the swipe divider)             move the handle
+///   left drag on the current beam's isocentre cross   move the isocentre in the slice plane
+///   left drag on its central axis (axial view)        turn the gantry: the source follows the mouse
 #include <memory>
 #include <vector>
 
 #include <QPoint>
+#include <QPointF>
 
 #include "gui/model/slice_orientation.hpp"
 #include "gui/model/view_state.hpp"
@@ -20,6 +23,7 @@
 
 namespace penumbra::gui {
 
+class PlanModel;
 class ProfileModel;
 
 class SliceView : public VtkView {
@@ -35,6 +39,17 @@ public:
   void addOverlay(SliceOverlay* overlay);
   /// Where a left drag with the Profile tool on puts its line (null: no profile tool).
   void setProfileModel(ProfileModel* profile) { profile_ = profile; }
+  /// The plan whose current beam the handles move (null: no handles). Each drag step is a
+  /// PlanModel::setGeometry, so the beam displays, the editor and the live dose follow it.
+  void setPlanModel(PlanModel* plan) { plan_ = plan; }
+
+  /// Widget position (logical pixels) where the patient point `lps` [mm] is drawn, projected
+  /// onto the current slice; false without a patient.
+  bool widgetPosOf(const Vec3& lps, QPointF& pos) const;
+  /// The gantry angle [deg, 0-360) that puts the source of a beam with `couchDeg` towards
+  /// `towardsSource` (LPS, the component along the axial normal ignored); false when the
+  /// couch turns the beam out of the axial plane too far to steer it there (|cos couch| < 0.1).
+  static bool gantryTowards(const Vec3& towardsSource, double couchDeg, double& gantryDeg);
 
   /// Continuous display-grid index (PatientScene::grid()) under a widget position, on the
   /// current slice; false when no patient is shown.
@@ -59,6 +74,8 @@ signals:
   void cursorIndexChanged(double i, double j, double k);
   /// The user zoomed, panned or reset the view (or it was refitted on resize).
   void cameraChanged();
+  /// A drag of a beam handle ended (the mouse let go): the live dose refines now.
+  void beamDragFinished();
 
 protected:
   void beforeRender() override;
@@ -70,7 +87,11 @@ protected:
   void resizeEvent(QResizeEvent* e) override;
 
 private:
-  enum class Drag { None, Pending, WindowLevel, Crosshair, Pan, Zoom, Profile, Handle };
+  enum class Drag { None, Pending, WindowLevel, Crosshair, Pan, Zoom, Profile, Handle, Isocentre, BeamAxis };
+  /// The beam handle under `pos` (Drag::None when none); for the axis, which side of the
+  /// isocentre (+1 source side, -1 exit side).
+  Drag beamHandleAt(QPoint pos, double& side) const;
+  void dragBeam(QPoint pos);
   bool worldAt(QPoint widgetPos, double world[3]) const;
   void zoomBy(double factor);
   void setCrosshairAt(QPoint widgetPos);
@@ -85,6 +106,8 @@ private:
   std::vector<SliceOverlay*> overlays_;  // owned as QObject children
   ProfileModel* profile_ = nullptr;
   SliceOverlay* handle_ = nullptr;  // the overlay whose handle is being dragged
+  PlanModel* plan_ = nullptr;
+  double axisSide_ = 1;
   Vec3 profileStart_{0, 0, 0};
   Drag drag_ = Drag::None;
   QPoint pressPos_, lastPos_;

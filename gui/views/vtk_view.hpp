@@ -3,14 +3,18 @@
 /// module is Qt 5 only). Rendering happens on the GUI thread only, inside paintGL().
 ///
 /// Displays call requestRender(); requests are coalesced into one paintGL() per frame by
-/// QOpenGLWidget::update(). renderNow() renders synchronously (benchmarks, screenshots).
+/// QOpenGLWidget::update(), and a view that took d ms to render waits d ms before its next
+/// one (slow software GL leaves the event loop half its time). renderNow() renders
+/// synchronously (benchmarks, screenshots).
 ///
 /// VTK frees a prop's GL objects when the prop leaves the renderer (RemoveViewProp), which the
 /// overlays do outside paintGL. Vertex array objects are per context, so the view answers VTK's
 /// MakeCurrent (and IsCurrent truthfully): removeViewProp() in slice_overlay.hpp makes this
 /// view's context current first. Before, the ids were freed in whichever view had painted
 /// last, and that view's text labels and images with the same ids stopped being drawn.
+#include <QElapsedTimer>
 #include <QOpenGLWidget>
+#include <QTimer>
 #include <vtkSmartPointer.h>
 
 class vtkGenericOpenGLRenderWindow;
@@ -65,6 +69,9 @@ private:
   vtkSmartPointer<vtkRenderer> renderer_;
   int renderCount_ = 0;
   bool initialized_ = false;
+  QTimer frameTimer_;          ///< books a deferred frame (requestRender)
+  QElapsedTimer sinceRender_;  ///< since the last render ended
+  qint64 lastRenderMs_ = 0;    ///< how long it took [ms]
 };
 
 }  // namespace penumbra::gui
