@@ -115,8 +115,7 @@ void releaseEngineGpuCaches() {
   photon::releasePhotonGpuCache();
 #endif
   compare::releaseCompareGpuCache();
-  // The proton engine keeps no GPU memory between runs yet (each run allocates and frees its
-  // own); when it gets a cache, its release belongs here too.
+  proton::releaseProtonGpuCache();  // SPR, tables, per-beam WEPL and BEV dose (proton_dose.hpp)
 }
 
 LiveDoseOutput runLiveDose(const LiveDoseInput& input, const JobControl& jc) {
