@@ -21,6 +21,7 @@
 #include "gui/model/comparison_model.hpp"
 #include "gui/model/dose_set_store.hpp"
 #include "gui/overlays/colour_bar.hpp"
+#include "gui/overlays/slice_image.hpp"
 #include "gui/overlays/compare_colours.hpp"
 #include "gui/overlays/overlay_text.hpp"
 #include "gui/overlays/slice_layout.hpp"
@@ -202,31 +203,9 @@ void ComparisonWashDisplay::rebuild() {
     requestRender();
     return;
   }
-  const int n = normalAxis(orientation());
-  const auto axes = planeAxes();
-  int dims[3] = {1, 1, 1};
-  dims[axes[0]] = slice_.nu;
-  dims[axes[1]] = slice_.nv;
-  Vec3 first;
-  first[axes[0]] = slice_.u0;
-  first[axes[1]] = slice_.v0;
-  first[n] = shownSlice_;
-  const auto origin = scene->displayPoint(first);
-  const Grid& g = scene->grid();
-  image_->SetDimensions(dims);
-  image_->SetSpacing(g.spacing.x, g.spacing.y, g.spacing.z);
-  image_->SetOrigin(origin.data());
-  auto scalars = vtkSmartPointer<vtkFloatArray>::New();
-  scalars->SetName(shownMode() == CompareViewMode::Gamma ? "gamma" : "difference");
-  scalars->SetNumberOfTuples(vtkIdType(slice_.gy.size()));
-  std::copy(slice_.gy.begin(), slice_.gy.end(), scalars->GetPointer(0));
-  image_->GetPointData()->SetScalars(scalars);
-  image_->Modified();
+  placeSliceImage(image_, actor_, slice_, *scene, orientation(), planeAxes(), shownSlice_,
+                  shownMode() == CompareViewMode::Gamma ? "gamma" : "difference");
   colors_->Modified();
-  actor_->SetDisplayExtent(0, dims[0] - 1, 0, dims[1] - 1, 0, dims[2] - 1);
-  const auto dop = cameraAxes(orientation()).directionOfProjection;
-  actor_->SetPosition(-dop[0] * kLayerDoseWash * kLayerStepMm, -dop[1] * kLayerDoseWash * kLayerStepMm,
-                      -dop[2] * kLayerDoseWash * kLayerStepMm);
   if (!inRenderer_) {
     renderer()->AddViewProp(actor_);
     inRenderer_ = true;

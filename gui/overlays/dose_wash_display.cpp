@@ -23,6 +23,7 @@
 #include "gui/overlays/colour_bar.hpp"
 #include "gui/overlays/dose_clip.hpp"
 #include "gui/overlays/overlay_text.hpp"
+#include "gui/overlays/slice_image.hpp"
 #include "gui/overlays/slice_layout.hpp"
 
 namespace penumbra::gui {
@@ -155,35 +156,8 @@ void DoseWashDisplay::rebuild() {
     }
     return;
   }
-  // A one-voxel-thick image in the display frame on the current slice.
-  const int n = normalAxis(orientation());
-  const auto axes = planeAxes();
-  int dims[3] = {1, 1, 1};
-  dims[axes[0]] = s.nu;
-  dims[axes[1]] = s.nv;
-  Vec3 first;
-  first[axes[0]] = s.u0;
-  first[axes[1]] = s.v0;
-  first[n] = state()->sliceIndex(orientation());
-  const auto origin = scene->displayPoint(first);
-  const Grid& g = scene->grid();
-  image_->SetDimensions(dims);
-  image_->SetSpacing(g.spacing.x, g.spacing.y, g.spacing.z);
-  image_->SetOrigin(origin.data());
-  auto scalars = vtkSmartPointer<vtkFloatArray>::New();
-  scalars->SetName("dose");
-  scalars->SetNumberOfTuples(vtkIdType(s.gy.size()));
-  std::copy(s.gy.begin(), s.gy.end(), scalars->GetPointer(0));
-  image_->GetPointData()->SetScalars(scalars);
-  image_->Modified();
-  // The image is one voxel thick along this view's normal. Without an explicit display extent
-  // vtkImageActor shows the image's k = 0 plane, which is the whole slice for the axial view
-  // but a single row of it for the sagittal and coronal views (the wash was missing there).
-  actor_->SetDisplayExtent(0, dims[0] - 1, 0, dims[1] - 1, 0, dims[2] - 1);
-  // Lift towards the camera above the CT, as the other overlays are (slice_overlay.hpp).
-  const auto dop = cameraAxes(orientation()).directionOfProjection;
-  actor_->SetPosition(-dop[0] * kLayerDoseWash * kLayerStepMm, -dop[1] * kLayerDoseWash * kLayerStepMm,
-                      -dop[2] * kLayerDoseWash * kLayerStepMm);
+  placeSliceImage(image_, actor_, s, *scene, orientation(), planeAxes(),
+                  state()->sliceIndex(orientation()), "dose");
   applyColors();
   if (!inRenderer_) {
     renderer()->AddViewProp(actor_);
