@@ -72,6 +72,8 @@ std::string fmt(const char* f, double v) {
 
 }  // namespace
 
+std::vector<BenchRow> benchOptimiseHeadNeck(int reps);  // bench_optimise_hn.cpp
+
 std::vector<BenchRow> benchOptimise(int reps) {
   std::vector<BenchRow> rows;
   std::cout << "optimise: building the demo plan's dose matrix on the CPU ...\n" << std::flush;
@@ -172,6 +174,7 @@ std::vector<BenchRow> benchOptimise(int reps) {
       row.speedupVsCpu = cpuConvergeMs / prof.medianMs;
     rows.push_back(row);
   }
+  for (BenchRow& r : benchOptimiseHeadNeck(reps)) rows.push_back(std::move(r));
   return rows;
 }
 

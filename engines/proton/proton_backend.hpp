@@ -56,6 +56,10 @@ void computeCuda(const ResolvedRequest& r, ProtonDoseResult& result, const JobCo
 /// and stage profiles to `profiles`. Refuses (OutOfMemory) before allocating what does not fit.
 DoseMatrixCsr buildDoseMatrixCuda(const ResolvedRequest& r, const JobControl& job,
                                   std::vector<KernelProfile>& profiles);
+/// The same matrix left on the GPU (ProtonDoseParameters::doseMatrixOnDevice).
+std::shared_ptr<spmv::DeviceHalfCsr> buildDoseMatrixCudaOnDevice(const ResolvedRequest& r,
+                                                                 const JobControl& job,
+                                                                 std::vector<KernelProfile>& profiles);
 
 // ---- the GPU build's memory (dose_matrix_memory.cpp: pure arithmetic, tested without a GPU) --
 

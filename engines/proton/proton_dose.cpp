@@ -231,7 +231,9 @@ ProtonDoseResult computeProtonDose(const ProtonDoseRequest& req, const JobContro
   const double hostNeed =
       choice.backend == Backend::Cuda
           ? 4.0 * doseVoxels +
-                (req.params.computeDoseMatrix ? 6.0 * double(est.matrixEntries) + 8.0 * doseVoxels : 0)
+                (req.params.computeDoseMatrix && !req.params.doseMatrixOnDevice
+                     ? 6.0 * double(est.matrixEntries) + 8.0 * doseVoxels
+                     : 0)
           : double(est.hostBytes);
   const double ram = double(physicalMemoryBytes());
   if (ram > 0 && hostNeed > 0.9 * ram)
@@ -275,7 +277,9 @@ ProtonDoseResult computeProtonDose(const ProtonDoseRequest& req, const JobContro
     detail::computeCpu(r, result, job);
   if (req.params.computeDoseMatrix) {
     job.checkCancel();
-    if (choice.backend == Backend::Cuda) {
+    if (choice.backend == Backend::Cuda && req.params.doseMatrixOnDevice) {
+      result.deviceMatrix = detail::buildDoseMatrixCudaOnDevice(r, job, result.profiles);
+    } else if (choice.backend == Backend::Cuda) {
       result.matrix = detail::buildDoseMatrixCuda(r, job, result.profiles);
     } else {
       const auto t0 = std::chrono::steady_clock::now();

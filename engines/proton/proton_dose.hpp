@@ -49,6 +49,7 @@
 #include "proton/proton_plan.hpp"
 #include "proton/proton_tables.hpp"
 #include "raytrace/dda_traversal.hpp"
+#include "spmv/device_half_csr.hpp"
 #include "spmv/half_csr.hpp"
 
 namespace penumbra::proton {
@@ -58,6 +59,10 @@ struct ProtonDoseParameters {
   /// Also build the dose-deposition matrix, on the request's backend: the CUDA build gives the
   /// CPU's matrix (same structure; values equal but for rare last-bit exp() differences).
   bool computeDoseMatrix = false;
+  /// CUDA backend: leave the matrix on the GPU (ProtonDoseResult::deviceMatrix, for a
+  /// spmv::SpmvEngine built from it) instead of downloading it into `matrix`. The CPU backend
+  /// ignores it and fills `matrix`.
+  bool doseMatrixOnDevice = false;
   /// Matrix entries below this fraction of their column's maximum are dropped.
   double doseMatrixRelativeCutoff = 1e-4;
   int cpuThreads = 0;  ///< 0: all hardware threads
@@ -94,6 +99,9 @@ struct ProtonDoseResult {
   Backend backend = Backend::Cpu;
   std::string device;  ///< GPU name, or "cpu (N threads)"
   std::optional<DoseMatrixCsr> matrix;
+  /// The matrix on the GPU (doseMatrixOnDevice with the CUDA backend; `matrix` is then empty).
+  /// Hand it on with SpmvEngine(std::move(*deviceMatrix)).
+  std::shared_ptr<spmv::DeviceHalfCsr> deviceMatrix;
   std::vector<KernelProfile> profiles;  ///< one per kernel / CPU stage of this run
   std::vector<std::string> messages;    ///< user-facing notes (fallbacks, skipped beams)
   std::uint64_t gaussianContributions = 0;  ///< spot-sample pairs inside the cut-off (CPU only)

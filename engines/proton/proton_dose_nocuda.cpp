@@ -17,4 +17,9 @@ DoseMatrixCsr buildDoseMatrixCuda(const ResolvedRequest&, const JobControl&,
                  "this build of Penumbra has no CUDA support (the dose matrix is built on the CPU)");
 }
 
+std::shared_ptr<spmv::DeviceHalfCsr> buildDoseMatrixCudaOnDevice(const ResolvedRequest&, const JobControl&,
+                                                                 std::vector<KernelProfile>&) {
+  PENUMBRA_THROW(Unsupported, "this build of Penumbra has no CUDA support (no dose matrix on a GPU)");
+}
+
 }  // namespace penumbra::proton::detail

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/kernel_profile.hpp"
+#include "spmv/device_half_csr.hpp"
 #include "spmv/half_csr.hpp"
 #include "spmv/step_csr.hpp"
 
@@ -41,6 +42,10 @@ public:
   /// The same with any set of layouts (the StepCsr is encoded with `steps`, threads included).
   CudaSpmvMatrix(const HalfCsr& m, const SpmvLayouts& layouts, Delta16Config config = {},
                  StepCsrOptions steps = {}, int threads = 0);
+  /// A matrix already on the GPU, adopted without a copy: its arrays become this object's, the
+  /// delta16 layout is built on the device (the same layout as the host planner's), and the
+  /// int32 indices are kept only `withBaseline` (else released: 4 B per entry). `m` is left empty.
+  CudaSpmvMatrix(DeviceHalfCsr&& m, bool withBaseline, Delta16Config config = {});
   ~CudaSpmvMatrix();
   CudaSpmvMatrix(const CudaSpmvMatrix&) = delete;
   CudaSpmvMatrix& operator=(const CudaSpmvMatrix&) = delete;

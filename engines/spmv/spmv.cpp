@@ -98,6 +98,32 @@ SpmvEngine::SpmvEngine(HalfCsr d, const SpmvOptions& options, const JobControl& 
   job.report(1.0, "ready");
 }
 
+SpmvEngine::SpmvEngine(DeviceHalfCsr&& d, const SpmvOptions& options, const JobControl& job)
+    : hostMatrices_(false), options_(options) {
+  PENUMBRA_REQUIRE(options.kernel == SpmvKernel::BinnedDelta16, InvalidArgument,
+                   std::string("SpMV: a matrix built on the GPU runs csr_spmv_binned_delta16, not ") +
+                       kernelName(options.kernel));
+  PENUMBRA_REQUIRE(options.backend != Backend::Cpu, InvalidArgument,
+                   "SpMV: a matrix on the GPU cannot run on the CPU backend (no host copy)");
+  const BackendChoice choice = selectBackend(Backend::Cuda);
+  PENUMBRA_REQUIRE(choice.backend == Backend::Cuda, Unsupported,
+                   "SpMV: a matrix on the GPU needs the GPU: " + choice.message);
+  backend_ = Backend::Cuda;
+  device_ = choice.device->name;
+  for (HalfCsr* m : {&d_, &dt_}) m->scale = d.scale;
+  d_.rows = dt_.cols = d.rows;
+  d_.cols = dt_.rows = d.cols;
+  job.report(0.0, "transposing the dose matrix on the GPU");
+  DeviceHalfCsr t = transposeOnDevice(d);
+  job.checkCancel();
+  gpu_ = std::make_unique<DeviceState>();
+  job.report(0.5, "column layout of D");
+  gpu_->d = std::make_unique<CudaSpmvMatrix>(std::move(d), options.withBaseline, options.config);
+  job.report(0.75, "column layout of D^T");
+  gpu_->dt = std::make_unique<CudaSpmvMatrix>(std::move(t), options.withBaseline, options.config);
+  job.report(1.0, "ready");
+}
+
 SpmvEngine::~SpmvEngine() = default;
 
 const CudaSpmvMatrix* SpmvEngine::deviceMatrix(Product p) const {
@@ -106,7 +132,7 @@ const CudaSpmvMatrix* SpmvEngine::deviceMatrix(Product p) const {
 }
 
 void SpmvEngine::multiply(Product p, const std::vector<double>& x, std::vector<double>& y) const {
-  const HalfCsr& a = matrix(p);
+  const HalfCsr& a = matrix(p);  // sizes (and, on the CPU backend, the entries)
   PENUMBRA_REQUIRE(std::int64_t(x.size()) == a.cols, InvalidArgument,
                    std::string("SpMV: ") + (p == Product::D ? "w" : "r") + " has " +
                        std::to_string(x.size()) + " entries, the matrix " + std::to_string(a.cols) +

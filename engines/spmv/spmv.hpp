@@ -18,6 +18,7 @@
 #include "core/kernel_profile.hpp"
 #include "core/progress.hpp"
 #include "spmv/cuda_spmv.hpp"
+#include "spmv/device_half_csr.hpp"
 #include "spmv/half_csr.hpp"
 
 namespace penumbra::spmv {
@@ -41,8 +42,17 @@ public:
   /// Takes D, builds D^T (CPU, multi-threaded), validates both, and on CUDA uploads both after
   /// checking they fit. Cancel is checked between the stages.
   explicit SpmvEngine(HalfCsr d, const SpmvOptions& options = {}, const JobControl& job = {});
+  /// Takes D already on the GPU (e.g. the proton engine's device build, ProtonDoseResult::
+  /// deviceMatrix): D^T and both delta16 layouts are built on the device, nothing crosses the bus
+  /// but the row offsets for the row bins. CUDA only (there is no host copy to fall back on):
+  /// throws Unsupported without a GPU, OutOfMemory when the transpose does not fit. matrix(p)
+  /// then holds only the sizes and the scale (hasHostMatrices() is false). options.kernel must
+  /// be BinnedDelta16 (withBaseline keeps the int32 indices for WarpPerRow too).
+  SpmvEngine(DeviceHalfCsr&& d, const SpmvOptions& options = {}, const JobControl& job = {});
   ~SpmvEngine();
 
+  /// False for an engine made from a device matrix: matrix(p) has no entries on the host.
+  bool hasHostMatrices() const { return hostMatrices_; }
   Backend backend() const { return backend_; }
   const std::string& deviceName() const { return device_; }
   /// Why the engine is not on the GPU (empty when it is, or when the CPU was asked for).
@@ -63,6 +73,7 @@ public:
 private:
   struct DeviceState;
   HalfCsr d_, dt_;
+  bool hostMatrices_ = true;
   SpmvOptions options_;
   Backend backend_ = Backend::Cpu;
   std::string device_, message_;

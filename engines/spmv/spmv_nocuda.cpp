@@ -1,6 +1,7 @@
 // Builds without CUDA: the device matrix exists as a type, and every use says why it cannot run.
 #include "core/error.hpp"
 #include "spmv/cuda_spmv.hpp"
+#include "spmv/device_half_csr.hpp"
 
 namespace penumbra::spmv {
 
@@ -14,6 +15,7 @@ namespace {
 
 CudaSpmvMatrix::CudaSpmvMatrix(const HalfCsr&, bool, Delta16Config, int) { noCuda(); }
 CudaSpmvMatrix::CudaSpmvMatrix(const HalfCsr&, const SpmvLayouts&, Delta16Config, StepCsrOptions, int) { noCuda(); }
+CudaSpmvMatrix::CudaSpmvMatrix(DeviceHalfCsr&&, bool, Delta16Config) { noCuda(); }
 CudaSpmvMatrix::~CudaSpmvMatrix() = default;
 std::int64_t CudaSpmvMatrix::rows() const { noCuda(); }
 std::int64_t CudaSpmvMatrix::cols() const { noCuda(); }
@@ -33,5 +35,15 @@ KernelProfile CudaSpmvMatrix::describe(SpmvKernel) const { noCuda(); }
 const std::int64_t* CudaSpmvMatrix::deviceRowPtr() const { noCuda(); }
 const std::int32_t* CudaSpmvMatrix::deviceColIdx() const { noCuda(); }
 const std::uint16_t* CudaSpmvMatrix::deviceValues() const { noCuda(); }
+
+struct DeviceHalfCsrData {};
+DeviceHalfCsr::DeviceHalfCsr() = default;
+DeviceHalfCsr::~DeviceHalfCsr() = default;
+DeviceHalfCsr::DeviceHalfCsr(DeviceHalfCsr&&) noexcept = default;
+DeviceHalfCsr& DeviceHalfCsr::operator=(DeviceHalfCsr&&) noexcept = default;
+DeviceHalfCsr DeviceHalfCsr::upload(const HalfCsr&) { noCuda(); }
+HalfCsr DeviceHalfCsr::download() const { noCuda(); }
+std::size_t DeviceHalfCsr::deviceBytes() const { return 0; }
+DeviceHalfCsr transposeOnDevice(const DeviceHalfCsr&) { noCuda(); }
 
 }  // namespace penumbra::spmv

@@ -55,13 +55,17 @@ Delta16Columns buildDelta16Columns(const HalfCsr& m, int threads) {
 }
 
 RowBins buildRowBins(const HalfCsr& m, std::int64_t longThreshold) {
-  PENUMBRA_REQUIRE(m.rows <= INT32_MAX, Unsupported, "SpMV: more than 2^31 rows");
+  return buildRowBins(m.rowPtr.data(), m.rows, longThreshold);
+}
+
+RowBins buildRowBins(const std::int64_t* rowPtr, std::int64_t rows, std::int64_t longThreshold) {
+  PENUMBRA_REQUIRE(rows <= INT32_MAX, Unsupported, "SpMV: more than 2^31 rows");
   PENUMBRA_REQUIRE(longThreshold >= 1, InvalidArgument, "SpMV: long-row threshold must be >= 1");
   RowBins b;
   b.longThreshold = longThreshold;
-  for (std::int64_t r = 0; r < m.rows; ++r) {
-    const std::int64_t begin = m.rowPtr[std::size_t(r)];
-    const std::int64_t len = m.rowPtr[std::size_t(r) + 1] - begin;
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const std::int64_t begin = rowPtr[r];
+    const std::int64_t len = rowPtr[r + 1] - begin;
     if (len == 0) {
       if (!b.emptyRuns.empty()) {
         EmptyRun& last = b.emptyRuns.back();

@@ -63,6 +63,8 @@ double delta16RealBytes(const HalfCsr& m);
 /// Builds the delta columns (multi-threaded; threads <= 0: all hardware threads).
 Delta16Columns buildDelta16Columns(const HalfCsr& m, int threads = 0);
 RowBins buildRowBins(const HalfCsr& m, std::int64_t longThreshold);
+/// The same from the row offsets alone (rows + 1 of them).
+RowBins buildRowBins(const std::int64_t* rowPtr, std::int64_t rows, std::int64_t longThreshold);
 
 /// Exact column of entry e (for tests and the CPU check of the layout).
 inline std::int32_t decodeColumn(const Delta16Columns& c, std::int64_t e) {

@@ -193,14 +193,16 @@ DeviceDoseMatrix buildDoseMatrixOnDevice(
   // ---- row arrays ---------------------------------------------------------------------------
   DeviceBuffer<unsigned> dColMax(std::size_t(std::max<std::int64_t>(cols, 1)));
   DeviceBuffer<unsigned long long> dCounters(2);
-  DeviceBuffer<long long> dCounts(std::size_t(rows) + 1), dRowPtr(std::size_t(rows) + 1);
+  DeviceBuffer<long long> dCounts(std::size_t(rows) + 1);
+  DeviceBuffer<std::int64_t> dRowPtr(std::size_t(rows) + 1);  // the SpMV engine's type
+  long long* const rowPtrLL = reinterpret_cast<long long*>(dRowPtr.get());  // the same 64 bits
   PENUMBRA_CUDA_CHECK(cudaMemsetAsync(dColMax.get(), 0, dColMax.size() * sizeof(unsigned), s));
   PENUMBRA_CUDA_CHECK(cudaMemsetAsync(dCounters.get(), 0, 2 * sizeof(unsigned long long), s));
   // Poisoned: a row the counting pass missed would show up as a huge offset, not a zero.
   PENUMBRA_CUDA_CHECK(cudaMemsetAsync(dCounts.get(), 0xFF, std::size_t(rows) * sizeof(long long), s));
   PENUMBRA_CUDA_CHECK(cudaMemsetAsync(dCounts.get() + rows, 0, sizeof(long long), s));
   std::size_t scanBytes = 0;
-  cuda::exclusiveScanInt64(nullptr, scanBytes, dCounts.get(), dRowPtr.get(), rows + 1, s);
+  cuda::exclusiveScanInt64(nullptr, scanBytes, dCounts.get(), rowPtrLL, rows + 1, s);
   DeviceBuffer<unsigned char> dScan(std::max<std::size_t>(scanBytes, 1));
 
   cuda::MatrixArgs A{};
@@ -224,7 +226,7 @@ DeviceDoseMatrix buildDoseMatrixOnDevice(
   A.colMaxBits = dColMax.get();
   A.counters = dCounters.get();
   A.rowCounts = dCounts.get();
-  A.rowPtr = dRowPtr.get();
+  A.rowPtr = rowPtrLL;
 
   const long long bricks = A.bricks[0] * A.bricks[1] * A.bricks[2];
   auto runPass = [&](cuda::MatrixPass pass, double lo, double hi, const std::string& stage,
@@ -260,7 +262,7 @@ DeviceDoseMatrix buildDoseMatrixOnDevice(
 
   // ---- pass 2: kept entries per row, offsets by an exclusive scan ----------------------------
   runPass(cuda::MatrixPass::CountKept, 0.35, 0.65, "dose matrix (GPU): counting entries", tCount, stCount);
-  cuda::exclusiveScanInt64(dScan.get(), scanBytes, dCounts.get(), dRowPtr.get(), rows + 1, s);
+  cuda::exclusiveScanInt64(dScan.get(), scanBytes, dCounts.get(), rowPtrLL, rows + 1, s);
   long long nnz = 0;
   PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(&nnz, dRowPtr.get() + rows, sizeof nnz, cudaMemcpyDeviceToHost, s));
   PENUMBRA_CUDA_CHECK(cudaStreamSynchronize(s));

@@ -87,14 +87,14 @@ void exclusiveScanInt64(void* temp, std::size_t& tempBytes, const long long* in,
 namespace penumbra::proton::detail {
 
 /// The matrix as it stands on the GPU after the build: CSR with int64 row offsets, int32
-/// columns and fp16 values, the layout of spmv::HalfCsr, so that a device-resident SpMV can
-/// take it without a round trip through the host (not wired yet: the optimiser takes the host
-/// copy).
+/// columns and fp16 values, the layout of spmv::HalfCsr, so that the SpMV engine takes it
+/// without a round trip through the host (buildDoseMatrixCudaOnDevice moves the buffers into a
+/// spmv::DeviceHalfCsr).
 struct DeviceDoseMatrix {
   std::int64_t rows = 0, cols = 0, nnz = 0;
   double scale = 1, relativeCutoff = 0;
   std::int64_t droppedEntries = 0;
-  penumbra::cuda::DeviceBuffer<long long> rowPtr;
+  penumbra::cuda::DeviceBuffer<std::int64_t> rowPtr;
   penumbra::cuda::DeviceBuffer<int> colIdx;
   penumbra::cuda::DeviceBuffer<std::uint16_t> values;
 };

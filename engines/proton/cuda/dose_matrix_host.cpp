@@ -21,6 +21,7 @@
 #include "core/cuda/stream_event.cuh"
 #include "core/host_memory.hpp"
 #include "proton/cuda/dose_matrix_cuda.cuh"
+#include "spmv/cuda/device_half_csr.cuh"
 
 namespace penumbra::proton::detail {
 
@@ -153,6 +154,22 @@ DoseMatrixCsr buildDoseMatrixCuda(const ResolvedRequest& r, const JobControl& jo
     profiles.push_back(*p);
   }
   job.report(1.0, "dose matrix (GPU): done");
+  return m;
+}
+
+std::shared_ptr<spmv::DeviceHalfCsr> buildDoseMatrixCudaOnDevice(const ResolvedRequest& r,
+                                                                 const JobControl& job,
+                                                                 std::vector<KernelProfile>& profiles) {
+  DeviceDoseMatrix d = buildDoseMatrixOnDevice(r, job, profiles);
+  auto m = std::make_shared<spmv::DeviceHalfCsr>();
+  m->rows = d.rows;
+  m->cols = d.cols;
+  m->nnz = d.nnz;
+  m->scale = d.scale;
+  m->data->rowPtr = std::move(d.rowPtr);
+  m->data->colIdx = std::move(d.colIdx);
+  m->data->values = std::move(d.values);
+  job.report(1.0, "dose matrix (GPU): done, kept on the GPU");
   return m;
 }
 

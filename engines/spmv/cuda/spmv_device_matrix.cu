@@ -7,7 +7,9 @@
 #include <limits>
 
 #include "core/cuda/device_buffer.cuh"
+#include "core/cuda/stream_event.cuh"
 #include "core/device.hpp"
+#include "spmv/cuda/device_half_csr.cuh"
 #include "spmv/cuda/device_step_csr.cuh"
 #include "spmv/cuda/spmv_kernels.cuh"
 #include "spmv/cuda_spmv.hpp"
@@ -60,8 +62,10 @@ struct CudaSpmvMatrix::Impl {
     v.scale = scale;
     return v;
   }
-  // Host copies of the bins, kept for reconfigure(): cheap (16 B per row at most).
+  // Where reconfigure() re-bins the rows from: the host matrix given to the constructor, or for
+  // a matrix built on the device a host copy of its row offsets (8 B per row).
   const HalfCsr* source = nullptr;
+  std::vector<std::int64_t> hostRowPtr;
 };
 
 CudaSpmvMatrix::CudaSpmvMatrix(const HalfCsr& m, bool withBaseline, Delta16Config config, int threads)
@@ -123,6 +127,49 @@ CudaSpmvMatrix::CudaSpmvMatrix(const HalfCsr& m, const SpmvLayouts& layouts, Del
   s.source = &m;
 }
 
+CudaSpmvMatrix::CudaSpmvMatrix(DeviceHalfCsr&& m, bool withBaseline, Delta16Config config)
+    : impl_(std::make_unique<Impl>()) {
+  Impl& s = *impl_;
+  PENUMBRA_REQUIRE(m.data && m.data->rowPtr.size() == std::size_t(m.rows) + 1, InvalidArgument,
+                   "SpMV: the device matrix has no row offsets");
+  PENUMBRA_REQUIRE(m.nnz == 0 || m.data->colIdx.size() >= std::size_t(m.nnz), InvalidArgument,
+                   "SpMV: the device matrix's column indices were released");
+  s.rows = m.rows;
+  s.cols = m.cols;
+  s.nnz = m.nnz;
+  s.scale = m.scale;
+  s.config = config;
+  s.layouts = layoutsFor(SpmvKernel::BinnedDelta16, withBaseline);
+  s.device = queryCudaDevices().front().name;
+  penumbra::cuda::Stream stream;
+  // The delta16 layout built where the matrix is: deltas (2 B per entry, padded to whole slices)
+  // and the values padded the same way; the row bins on the host from the row offsets.
+  cuda::DeviceDelta16 delta = cuda::buildDelta16OnDevice(m.data->colIdx.get(), m.nnz, stream.s);
+  if (m.data->values.size() < std::size_t(delta.paddedNnz)) {
+    DeviceBuffer<std::uint16_t> padded(std::size_t(delta.paddedNnz));
+    padded.fillBytes(0);
+    if (m.nnz > 0)
+      PENUMBRA_CUDA_CHECK(cudaMemcpy(padded.get(), m.data->values.get(), std::size_t(m.nnz) * 2,
+                                     cudaMemcpyDeviceToDevice));
+    m.data->values = std::move(padded);
+  }
+  s.hostRowPtr.resize(std::size_t(m.rows) + 1);
+  m.data->rowPtr.download(s.hostRowPtr.data(), s.hostRowPtr.size());
+  for (std::int64_t r = 0; r < m.rows; ++r)
+    s.nonEmptyRows += s.hostRowPtr[std::size_t(r) + 1] > s.hostRowPtr[std::size_t(r)];
+  s.uploadBins(buildRowBins(s.hostRowPtr.data(), m.rows, config.longThreshold));
+  s.values = std::move(m.data->values);
+  s.rowPtr = std::move(m.data->rowPtr);
+  if (withBaseline) s.colIdx = std::move(m.data->colIdx);
+  else m.data->colIdx.release();
+  s.delta = std::move(delta.delta);
+  s.slices = std::move(delta.slices);
+  s.wideHigh = std::move(delta.wideHigh);
+  s.wideSlices = delta.wideSlices;
+  m.nnz = 0;
+  m.rows = 0;
+}
+
 CudaSpmvMatrix::~CudaSpmvMatrix() = default;
 
 std::int64_t CudaSpmvMatrix::rows() const { return impl_->rows; }
@@ -147,10 +194,12 @@ std::size_t CudaSpmvMatrix::deviceBytes() const {
 }
 
 void CudaSpmvMatrix::reconfigure(const Delta16Config& config) {
-  PENUMBRA_REQUIRE(impl_->source, Internal, "SpMV: reconfigure without the host matrix");
-  PENUMBRA_REQUIRE(impl_->layouts.delta16, InvalidArgument, "SpMV: reconfigure without the delta16 layout");
-  if (config.longThreshold != impl_->config.longThreshold)
-    impl_->uploadBins(buildRowBins(*impl_->source, config.longThreshold));
+  Impl& s = *impl_;
+  PENUMBRA_REQUIRE(s.source || !s.hostRowPtr.empty(), Internal, "SpMV: reconfigure without the row offsets");
+  PENUMBRA_REQUIRE(s.layouts.delta16, InvalidArgument, "SpMV: reconfigure without the delta16 layout");
+  if (config.longThreshold != s.config.longThreshold)
+    s.uploadBins(s.source ? buildRowBins(*s.source, config.longThreshold)
+                          : buildRowBins(s.hostRowPtr.data(), s.rows, config.longThreshold));
   impl_->config = config;
 }
 
