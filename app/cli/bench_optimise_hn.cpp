@@ -71,6 +71,8 @@ HnProblem hnProblem() {
 
 struct Stages {
   double buildMs = 0, engineMs = 0, optimiseMs = 0, totalMs = 0;
+  std::string engineStages;  ///< the SpMV engine's stages, "name ms, ..."
+  double dBuildMs = 0;       ///< the proton engine's own time for D
   optimise::OptimiseResult result;
   std::int64_t nnz = 0;
   std::string device;
@@ -85,6 +87,8 @@ Stages optimiseOnce(const HnProblem& p, Backend backend, bool onDevice, int maxI
   req.params.doseMatrixOnDevice = onDevice;
   proton::ProtonDoseResult built = proton::computeProtonDose(req);
   s.buildMs = msSince(t0);
+  for (const KernelProfile& k : built.profiles)
+    if (k.kernel == "dose_matrix_build") s.dBuildMs = k.medianMs;
   const auto t1 = Clock::now();
   spmv::SpmvOptions so;
   so.backend = backend;
@@ -98,6 +102,8 @@ Stages optimiseOnce(const HnProblem& p, Backend backend, bool onDevice, int maxI
   }
   built = {};
   s.engineMs = msSince(t1);
+  for (const KernelProfile& k : engine->buildProfiles())
+    s.engineStages += (s.engineStages.empty() ? "" : ", ") + k.kernel + " " + fmt("%.1f ms", k.medianMs);
   const auto t2 = Clock::now();
   optimise::OptimiserOptions opt;
   opt.maxIterations = maxIterations;
@@ -160,9 +166,11 @@ std::vector<BenchRow> benchOptimiseHeadNeck(int reps) {
     const std::string its = std::to_string(last.result.iterations) + " it, " +
                             optimise::toString(last.result.state) + ", f " + fmt("%.9g", last.result.objective);
     rows.push_back(stageRow("optimise_dose_matrix", w.variant, last.device, w.backend, build,
-                            fmt("%.3g entries", double(last.nnz)), "proton engine, D and the dose"));
+                            fmt("%.3g entries", double(last.nnz)),
+                            "proton engine, D and the dose; D alone " + fmt("%.1f ms", last.dBuildMs)));
     rows.push_back(stageRow("optimise_spmv_engine", w.variant, last.device, w.backend, engine, "",
-                            w.onDevice ? "D^T and both layouts on the GPU" : "D^T and layouts on the host, upload"));
+                            w.onDevice ? "D^T and both layouts on the GPU: " + last.engineStages
+                                       : std::string("D^T and layouts on the host, upload")));
     rows.push_back(stageRow("optimise_iterations", w.variant, last.device, w.backend, opt,
                             fmt("%.2f ms/it", medianOf(perIt)), its));
     BenchRow t = stageRow("optimise_click_to_dose", w.variant, last.device, w.backend, total,

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <thread>
 
@@ -113,14 +114,29 @@ SpmvEngine::SpmvEngine(DeviceHalfCsr&& d, const SpmvOptions& options, const JobC
   for (HalfCsr* m : {&d_, &dt_}) m->scale = d.scale;
   d_.rows = dt_.cols = d.rows;
   d_.cols = dt_.rows = d.cols;
+  auto stage = [this, t0 = std::chrono::steady_clock::now()](const char* name) mutable {
+    const auto now = std::chrono::steady_clock::now();
+    KernelProfile p;
+    p.kernel = name;
+    p.variant = "on-device";
+    p.backend = "cuda";
+    p.device = device_;
+    p.repetitions = 1;
+    p.medianMs = p.minMs = std::chrono::duration<double, std::milli>(now - t0).count();
+    buildProfiles_.push_back(p);
+    t0 = now;
+  };
   job.report(0.0, "transposing the dose matrix on the GPU");
   DeviceHalfCsr t = transposeOnDevice(d);
+  stage("spmv_transpose");
   job.checkCancel();
   gpu_ = std::make_unique<DeviceState>();
   job.report(0.5, "column layout of D");
   gpu_->d = std::make_unique<CudaSpmvMatrix>(std::move(d), options.withBaseline, options.config);
+  stage("spmv_layout_d");
   job.report(0.75, "column layout of D^T");
   gpu_->dt = std::make_unique<CudaSpmvMatrix>(std::move(t), options.withBaseline, options.config);
+  stage("spmv_layout_dt");
   job.report(1.0, "ready");
 }
 

@@ -51,6 +51,8 @@ public:
   SpmvEngine(DeviceHalfCsr&& d, const SpmvOptions& options = {}, const JobControl& job = {});
   ~SpmvEngine();
 
+  /// Wall time of each construction stage (transpose, layouts, uploads), in order.
+  const std::vector<KernelProfile>& buildProfiles() const { return buildProfiles_; }
   /// False for an engine made from a device matrix: matrix(p) has no entries on the host.
   bool hasHostMatrices() const { return hostMatrices_; }
   Backend backend() const { return backend_; }
@@ -74,6 +76,7 @@ private:
   struct DeviceState;
   HalfCsr d_, dt_;
   bool hostMatrices_ = true;
+  std::vector<KernelProfile> buildProfiles_;
   SpmvOptions options_;
   Backend backend_ = Backend::Cpu;
   std::string device_, message_;

@@ -65,12 +65,16 @@ int blocksFor(std::int64_t n) {
   return int(std::max<std::int64_t>(1, std::min<std::int64_t>((n + kThreads - 1) / kThreads, 1 << 20)));
 }
 
-/// Entries per column (integer atomics: the counts do not depend on the order).
-__global__ void countColumns(const std::int32_t* __restrict__ col, std::int64_t nnz,
-                             unsigned long long* __restrict__ counts) {
-  for (std::int64_t e = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < nnz;
-       e += std::int64_t(gridDim.x) * blockDim.x)
-    atomicAdd(&counts[col[e]], 1ull);
+/// Row offsets of D^T from the sorted columns: entry k starts every row c in (key[k-1], key[k]],
+/// and the rows after the last key start at nnz. Every offset is written exactly once.
+__global__ void offsetsFromSortedKeys(const std::uint32_t* __restrict__ key, std::int64_t nnz, std::int64_t rows,
+                                      std::int64_t* __restrict__ rowPtr) {
+  for (std::int64_t k = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; k <= nnz;
+       k += std::int64_t(gridDim.x) * blockDim.x) {
+    const std::int64_t prev = k == 0 ? -1 : std::int64_t(key[k - 1]);
+    const std::int64_t cur = k == nnz ? rows : std::int64_t(key[k]);
+    for (std::int64_t c = prev + 1; c <= cur; ++c) rowPtr[c] = k;
+  }
 }
 
 /// One warp per row: every entry's payload (row << 16 | fp16 bits) in storage order.
@@ -117,39 +121,28 @@ DeviceHalfCsr transposeOnDevice(const DeviceHalfCsr& m) {
   const cudaStream_t s = stream.s;
   const std::int64_t n = m.nnz;
   // Check, then run: keys (2 x 4 B), payloads (2 x 8 B), the result (4 + 2 B) per entry, the
-  // counts and offsets, and the sort's scratch (asked for before anything is allocated).
+  // offsets, and the sort's scratch (asked for before anything is allocated). The keys are
+  // released before the result is allocated, so the peak is 24 B per entry.
   cub::DoubleBuffer<std::uint32_t> keys(nullptr, nullptr);
   cub::DoubleBuffer<unsigned long long> payload(nullptr, nullptr);
-  std::size_t sortBytes = 0, scanBytes = 0;
+  std::size_t sortBytes = 0;
   const int endBit = bitsFor(std::max<std::int64_t>(m.cols, 2));
   PENUMBRA_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sortBytes, keys, payload, n, 0, endBit, s));
-  PENUMBRA_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scanBytes, static_cast<unsigned long long*>(nullptr),
-                                                    static_cast<unsigned long long*>(nullptr), m.cols + 1, s));
-  const double need = 22.0 * double(n) + double(sortBytes + scanBytes) + 16.0 * double(m.cols + 1);
+  const double need = 24.0 * double(n) + double(sortBytes) + 8.0 * double(m.cols + 1);
   std::size_t freeB = 0, totalB = 0;
   PENUMBRA_CUDA_CHECK(cudaMemGetInfo(&freeB, &totalB));
   if (need > 0.95 * double(freeB))
     throw Error(ErrorCode::OutOfMemory,
                 "SpMV: transposing the dose matrix on the GPU needs " + formatBytes(need) + " (" +
-                    std::to_string(n) + " entries x 22 B + scratch), " + formatBytes(double(freeB)) +
+                    std::to_string(n) + " entries x 24 B + scratch), " + formatBytes(double(freeB)) +
                     " free: use a coarser dose grid or fewer spots",
                 __FILE__, __LINE__);
 
-  // Row offsets of D^T: column counts of D, scanned.
-  DeviceBuffer<unsigned long long> counts(std::size_t(m.cols) + 1);
-  counts.fillBytes(0);
-  if (n > 0) countColumns<<<blocksFor(n), kThreads, 0, s>>>(m.data->colIdx.get(), n, counts.get());
-  PENUMBRA_CUDA_CHECK(cudaGetLastError());
-  {
-    DeviceBuffer<unsigned char> scan(std::max<std::size_t>(scanBytes, 1));
-    t.data->rowPtr.allocate(std::size_t(m.cols) + 1);
-    PENUMBRA_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(
-        scan.get(), scanBytes, counts.get(), reinterpret_cast<unsigned long long*>(t.data->rowPtr.get()),
-        m.cols + 1, s));
-    PENUMBRA_CUDA_CHECK(cudaStreamSynchronize(s));
+  t.data->rowPtr.allocate(std::size_t(m.cols) + 1);
+  if (n == 0) {
+    t.data->rowPtr.fillBytes(0);
+    return t;
   }
-  counts.release();
-  if (n == 0) return t;
 
   // Stable sort of (column, row << 16 | value) on the column: entries come in row order, so each
   // column keeps ascending rows, the order transpose(HalfCsr) gives.
@@ -165,6 +158,9 @@ DeviceHalfCsr transposeOnDevice(const DeviceHalfCsr& m) {
     cub::DoubleBuffer<std::uint32_t> kb(k0.get(), k1.get());
     cub::DoubleBuffer<unsigned long long> pb(p0.get(), p1.get());
     PENUMBRA_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(scratch.get(), sortBytes, kb, pb, n, 0, endBit, s));
+    // Row offsets of D^T where the sorted columns change (reads the keys once).
+    offsetsFromSortedKeys<<<blocksFor(n + 1), kThreads, 0, s>>>(kb.Current(), n, m.cols, t.data->rowPtr.get());
+    PENUMBRA_CUDA_CHECK(cudaGetLastError());
     PENUMBRA_CUDA_CHECK(cudaStreamSynchronize(s));
     k0.release();
     k1.release();
