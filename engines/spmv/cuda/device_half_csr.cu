@@ -67,12 +67,12 @@ int blocksFor(std::int64_t n) {
 
 /// Row offsets of D^T from the sorted columns: entry k starts every row c in (key[k-1], key[k]],
 /// and the rows after the last key start at nnz. Every offset is written exactly once.
-__global__ void offsetsFromSortedKeys(const std::uint32_t* __restrict__ key, std::int64_t nnz, std::int64_t rows,
-                                      std::int64_t* __restrict__ rowPtr) {
+__global__ void offsetsFromSortedKeys(const std::uint32_t* __restrict__ key, int shift, std::int64_t nnz,
+                                      std::int64_t rows, std::int64_t* __restrict__ rowPtr) {
   for (std::int64_t k = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; k <= nnz;
        k += std::int64_t(gridDim.x) * blockDim.x) {
-    const std::int64_t prev = k == 0 ? -1 : std::int64_t(key[k - 1]);
-    const std::int64_t cur = k == nnz ? rows : std::int64_t(key[k]);
+    const std::int64_t prev = k == 0 ? -1 : std::int64_t(key[k - 1] >> shift);
+    const std::int64_t cur = k == nnz ? rows : std::int64_t(key[k] >> shift);
     for (std::int64_t c = prev + 1; c <= cur; ++c) rowPtr[c] = k;
   }
 }
@@ -86,6 +86,26 @@ __global__ void packRows(const std::int64_t* __restrict__ rowPtr, const std::uin
   for (std::int64_t r = warp; r < rows; r += warps)
     for (std::int64_t e = rowPtr[r] + lane; e < rowPtr[r + 1]; e += 32)
       packed[e] = (static_cast<unsigned long long>(r) << 16) | val[e];
+}
+
+/// Compact form (at most 65536 columns): key = column << 16 | fp16 bits, payload = row.
+__global__ void packRowsCompact(const std::int64_t* __restrict__ rowPtr, const std::int32_t* __restrict__ col,
+                                const std::uint16_t* __restrict__ val, std::int64_t rows,
+                                std::uint32_t* __restrict__ key, std::int32_t* __restrict__ row) {
+  const std::int64_t warp = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  const std::int64_t warps = std::int64_t(gridDim.x) * blockDim.x / 32;
+  const int lane = threadIdx.x % 32;
+  for (std::int64_t r = warp; r < rows; r += warps)
+    for (std::int64_t e = rowPtr[r] + lane; e < rowPtr[r + 1]; e += 32) {
+      key[e] = (std::uint32_t(col[e]) << 16) | val[e];
+      row[e] = std::int32_t(r);
+    }
+}
+
+__global__ void valuesFromKeys(const std::uint32_t* __restrict__ key, std::int64_t nnz, std::uint16_t* __restrict__ val) {
+  for (std::int64_t e = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < nnz;
+       e += std::int64_t(gridDim.x) * blockDim.x)
+    val[e] = std::uint16_t(key[e] & 0xFFFFu);
 }
 
 __global__ void unpackEntries(const unsigned long long* __restrict__ packed, std::int64_t nnz,
@@ -104,6 +124,85 @@ int bitsFor(std::int64_t n) {
   return b;
 }
 
+void refuseTransposeIfTooBig(double need, std::int64_t n, double bytesPerEntry) {
+  std::size_t freeB = 0, totalB = 0;
+  PENUMBRA_CUDA_CHECK(cudaMemGetInfo(&freeB, &totalB));
+  if (need > 0.95 * double(freeB))
+    throw Error(ErrorCode::OutOfMemory,
+                "SpMV: transposing the dose matrix on the GPU needs " + formatBytes(need) + " (" +
+                    std::to_string(n) + " entries x " + std::to_string(int(bytesPerEntry)) +
+                    " B + scratch), " + formatBytes(double(freeB)) +
+                    " free: use a coarser dose grid or fewer spots",
+                __FILE__, __LINE__);
+}
+
+/// At most 65536 columns (every proton plan of ours): one 32-bit key per entry carries the
+/// column in its high half and the fp16 value in its low half, the payload is the row, and the
+/// sort looks only at the column bits. 8 B per entry per sort buffer (16 B with the double
+/// buffers, 18 B at the peak); the sorted payload is D^T's column array as it stands.
+void transposeCompact(const DeviceHalfCsr& m, DeviceHalfCsr& t, cudaStream_t s) {
+  const std::int64_t n = m.nnz;
+  const int endBit = 16 + bitsFor(std::max<std::int64_t>(m.cols, 2));
+  cub::DoubleBuffer<std::uint32_t> keys(nullptr, nullptr);
+  cub::DoubleBuffer<std::int32_t> rows(nullptr, nullptr);
+  std::size_t sortBytes = 0;
+  PENUMBRA_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sortBytes, keys, rows, n, 16, endBit, s));
+  refuseTransposeIfTooBig(18.0 * double(n) + double(sortBytes), n, 18);
+  const auto count = static_cast<std::size_t>(n);
+  DeviceBuffer<std::uint32_t> k0(count), k1(count);
+  DeviceBuffer<std::int32_t> r0(count), r1(count);
+  packRowsCompact<<<blocksFor(m.rows * 32), kThreads, 0, s>>>(m.data->rowPtr.get(), m.data->colIdx.get(),
+                                                              m.data->values.get(), m.rows, k0.get(), r0.get());
+  PENUMBRA_CUDA_CHECK(cudaGetLastError());
+  {
+    DeviceBuffer<unsigned char> scratch(std::max<std::size_t>(sortBytes, 1));
+    cub::DoubleBuffer<std::uint32_t> kb(k0.get(), k1.get());
+    cub::DoubleBuffer<std::int32_t> rb(r0.get(), r1.get());
+    PENUMBRA_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(scratch.get(), sortBytes, kb, rb, n, 16, endBit, s));
+    t.data->values.allocate(count);
+    offsetsFromSortedKeys<<<blocksFor(n + 1), kThreads, 0, s>>>(kb.Current(), 16, n, m.cols, t.data->rowPtr.get());
+    valuesFromKeys<<<blocksFor(n), kThreads, 0, s>>>(kb.Current(), n, t.data->values.get());
+    PENUMBRA_CUDA_CHECK(cudaGetLastError());
+    PENUMBRA_CUDA_CHECK(cudaStreamSynchronize(s));
+    t.data->colIdx = std::move(rb.Current() == r0.get() ? r0 : r1);
+  }
+}
+
+/// Any number of columns: the column is the key and the payload carries row << 16 | value
+/// (8 B), 24 B per entry at the peak.
+void transposeWide(const DeviceHalfCsr& m, DeviceHalfCsr& t, cudaStream_t s) {
+  const std::int64_t n = m.nnz;
+  const int endBit = bitsFor(std::max<std::int64_t>(m.cols, 2));
+  cub::DoubleBuffer<std::uint32_t> keys(nullptr, nullptr);
+  cub::DoubleBuffer<unsigned long long> payload(nullptr, nullptr);
+  std::size_t sortBytes = 0;
+  PENUMBRA_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sortBytes, keys, payload, n, 0, endBit, s));
+  refuseTransposeIfTooBig(24.0 * double(n) + double(sortBytes), n, 24);
+  const auto count = static_cast<std::size_t>(n);
+  DeviceBuffer<std::uint32_t> k0(count), k1(count);  // columns (>= 0) as unsigned keys
+  DeviceBuffer<unsigned long long> p0(count), p1(count);
+  PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(k0.get(), m.data->colIdx.get(), count * 4, cudaMemcpyDeviceToDevice, s));
+  packRows<<<blocksFor(m.rows * 32), kThreads, 0, s>>>(m.data->rowPtr.get(), m.data->values.get(), m.rows, p0.get());
+  PENUMBRA_CUDA_CHECK(cudaGetLastError());
+  DeviceBuffer<unsigned char> scratch(std::max<std::size_t>(sortBytes, 1));
+  cub::DoubleBuffer<std::uint32_t> kb(k0.get(), k1.get());
+  cub::DoubleBuffer<unsigned long long> pb(p0.get(), p1.get());
+  PENUMBRA_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(scratch.get(), sortBytes, kb, pb, n, 0, endBit, s));
+  offsetsFromSortedKeys<<<blocksFor(n + 1), kThreads, 0, s>>>(kb.Current(), 0, n, m.cols, t.data->rowPtr.get());
+  PENUMBRA_CUDA_CHECK(cudaGetLastError());
+  PENUMBRA_CUDA_CHECK(cudaStreamSynchronize(s));
+  k0.release();
+  k1.release();
+  scratch.release();
+  DeviceBuffer<unsigned long long>& sorted = pb.Current() == p0.get() ? p0 : p1;
+  (pb.Current() == p0.get() ? p1 : p0).release();
+  t.data->colIdx.allocate(count);
+  t.data->values.allocate(count);
+  unpackEntries<<<blocksFor(n), kThreads, 0, s>>>(sorted.get(), n, t.data->colIdx.get(), t.data->values.get());
+  PENUMBRA_CUDA_CHECK(cudaGetLastError());
+  PENUMBRA_CUDA_CHECK(cudaStreamSynchronize(s));
+}
+
 }  // namespace
 
 DeviceHalfCsr transposeOnDevice(const DeviceHalfCsr& m) {
@@ -117,61 +216,17 @@ DeviceHalfCsr transposeOnDevice(const DeviceHalfCsr& m) {
   t.cols = m.rows;
   t.nnz = m.nnz;
   t.scale = m.scale;
-  penumbra::cuda::Stream stream;
-  const cudaStream_t s = stream.s;
-  const std::int64_t n = m.nnz;
-  // Check, then run: keys (2 x 4 B), payloads (2 x 8 B), the result (4 + 2 B) per entry, the
-  // offsets, and the sort's scratch (asked for before anything is allocated). The keys are
-  // released before the result is allocated, so the peak is 24 B per entry.
-  cub::DoubleBuffer<std::uint32_t> keys(nullptr, nullptr);
-  cub::DoubleBuffer<unsigned long long> payload(nullptr, nullptr);
-  std::size_t sortBytes = 0;
-  const int endBit = bitsFor(std::max<std::int64_t>(m.cols, 2));
-  PENUMBRA_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sortBytes, keys, payload, n, 0, endBit, s));
-  const double need = 24.0 * double(n) + double(sortBytes) + 8.0 * double(m.cols + 1);
-  std::size_t freeB = 0, totalB = 0;
-  PENUMBRA_CUDA_CHECK(cudaMemGetInfo(&freeB, &totalB));
-  if (need > 0.95 * double(freeB))
-    throw Error(ErrorCode::OutOfMemory,
-                "SpMV: transposing the dose matrix on the GPU needs " + formatBytes(need) + " (" +
-                    std::to_string(n) + " entries x 24 B + scratch), " + formatBytes(double(freeB)) +
-                    " free: use a coarser dose grid or fewer spots",
-                __FILE__, __LINE__);
-
   t.data->rowPtr.allocate(std::size_t(m.cols) + 1);
-  if (n == 0) {
+  if (m.nnz == 0) {
     t.data->rowPtr.fillBytes(0);
     return t;
   }
-
-  // Stable sort of (column, row << 16 | value) on the column: entries come in row order, so each
-  // column keeps ascending rows, the order transpose(HalfCsr) gives.
-  const auto count = static_cast<std::size_t>(n);
-  DeviceBuffer<std::uint32_t> k0(count), k1(count);  // columns (>= 0) as unsigned keys
-  DeviceBuffer<unsigned long long> p0(count), p1(count);
-  PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(k0.get(), m.data->colIdx.get(), std::size_t(n) * 4,
-                                      cudaMemcpyDeviceToDevice, s));
-  packRows<<<blocksFor(m.rows * 32), kThreads, 0, s>>>(m.data->rowPtr.get(), m.data->values.get(), m.rows, p0.get());
-  PENUMBRA_CUDA_CHECK(cudaGetLastError());
-  {
-    DeviceBuffer<unsigned char> scratch(std::max<std::size_t>(sortBytes, 1));
-    cub::DoubleBuffer<std::uint32_t> kb(k0.get(), k1.get());
-    cub::DoubleBuffer<unsigned long long> pb(p0.get(), p1.get());
-    PENUMBRA_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(scratch.get(), sortBytes, kb, pb, n, 0, endBit, s));
-    // Row offsets of D^T where the sorted columns change (reads the keys once).
-    offsetsFromSortedKeys<<<blocksFor(n + 1), kThreads, 0, s>>>(kb.Current(), n, m.cols, t.data->rowPtr.get());
-    PENUMBRA_CUDA_CHECK(cudaGetLastError());
-    PENUMBRA_CUDA_CHECK(cudaStreamSynchronize(s));
-    k0.release();
-    k1.release();
-    DeviceBuffer<unsigned long long>& sorted = pb.Current() == p0.get() ? p0 : p1;
-    (pb.Current() == p0.get() ? p1 : p0).release();
-    t.data->colIdx.allocate(std::size_t(n));
-    t.data->values.allocate(std::size_t(n));
-    unpackEntries<<<blocksFor(n), kThreads, 0, s>>>(sorted.get(), n, t.data->colIdx.get(), t.data->values.get());
-    PENUMBRA_CUDA_CHECK(cudaGetLastError());
-    PENUMBRA_CUDA_CHECK(cudaStreamSynchronize(s));
-  }
+  // A stable sort of the entries on their column: they come in row order, so each column keeps
+  // ascending rows, the order transpose(HalfCsr) gives. Check, then run: each form asks the sort
+  // for its scratch and refuses (OutOfMemory) before it allocates.
+  penumbra::cuda::Stream stream;
+  if (m.cols <= 65536) transposeCompact(m, t, stream.s);
+  else transposeWide(m, t, stream.s);
   return t;
 }
 
@@ -259,6 +314,82 @@ DeviceDelta16 buildDelta16OnDevice(const std::int32_t* colIdx, std::int64_t nnz,
   PENUMBRA_CUDA_CHECK(cudaGetLastError());
   PENUMBRA_CUDA_CHECK(cudaStreamSynchronize(s));
   return out;
+}
+
+namespace {
+constexpr int kRun = RowBins::kEmptyRunMax;
+
+/// Per row: is it a warp row, a long row, the first row of a piece of an empty run?
+__global__ void classifyRows(const std::int64_t* __restrict__ rowPtr, std::int64_t rows, std::int64_t longThreshold,
+                             int* __restrict__ warp, int* __restrict__ longRow, int* __restrict__ runStart) {
+  for (std::int64_t r = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; r <= rows;
+       r += std::int64_t(gridDim.x) * blockDim.x) {
+    if (r == rows) {  // the extra element makes the exclusive sums' last entry the totals
+      warp[r] = longRow[r] = runStart[r] = 0;
+      continue;
+    }
+    const std::int64_t len = rowPtr[r + 1] - rowPtr[r];
+    warp[r] = len > 0 && len <= longThreshold;
+    longRow[r] = len > longThreshold;
+    runStart[r] = len == 0 && (r % kRun == 0 || rowPtr[r] - rowPtr[r - 1] > 0);
+  }
+}
+
+__global__ void scatterRows(const std::int64_t* __restrict__ rowPtr, std::int64_t rows,
+                            const int* __restrict__ warp, const int* __restrict__ warpAt,
+                            const int* __restrict__ longRow, const int* __restrict__ longAt,
+                            const int* __restrict__ runStart, const int* __restrict__ runAt,
+                            RowTask* __restrict__ warpRows, RowTask* __restrict__ longRows,
+                            EmptyRun* __restrict__ runs) {
+  for (std::int64_t r = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; r < rows;
+       r += std::int64_t(gridDim.x) * blockDim.x) {
+    const std::int64_t begin = rowPtr[r], len = rowPtr[r + 1] - begin;
+    const RowTask t{begin, std::int32_t(len), std::int32_t(r)};
+    if (warp[r]) warpRows[warpAt[r]] = t;
+    else if (longRow[r]) longRows[longAt[r]] = t;
+    else if (runStart[r]) {
+      // The piece runs on while rows stay empty, up to the next multiple of kRun.
+      std::int64_t end = r + 1;
+      const std::int64_t stop = min(rows, (r / kRun + 1) * kRun);
+      while (end < stop && rowPtr[end + 1] == rowPtr[end]) ++end;
+      runs[runAt[r]] = EmptyRun{std::int32_t(r), std::int32_t(end - r)};
+    }
+  }
+}
+}  // namespace
+
+DeviceRowBins buildRowBinsOnDevice(const std::int64_t* rowPtr, std::int64_t rows, std::int64_t longThreshold,
+                                   cudaStream_t s) {
+  PENUMBRA_REQUIRE(rows <= INT32_MAX, Unsupported, "SpMV: more than 2^31 rows");
+  PENUMBRA_REQUIRE(longThreshold >= 1, InvalidArgument, "SpMV: long-row threshold must be >= 1");
+  DeviceRowBins b;
+  const auto n = static_cast<std::size_t>(rows) + 1;
+  DeviceBuffer<int> flags(3 * n), at(3 * n);
+  int* const f[3] = {flags.get(), flags.get() + n, flags.get() + 2 * n};
+  int* const a[3] = {at.get(), at.get() + n, at.get() + 2 * n};
+  classifyRows<<<blocksFor(rows + 1), kThreads, 0, s>>>(rowPtr, rows, longThreshold, f[0], f[1], f[2]);
+  PENUMBRA_CUDA_CHECK(cudaGetLastError());
+  std::size_t scanBytes = 0;
+  PENUMBRA_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scanBytes, f[0], a[0], std::int64_t(n), s));
+  int totals[3] = {0, 0, 0};
+  {
+    DeviceBuffer<unsigned char> scratch(std::max<std::size_t>(scanBytes, 1));
+    for (int k = 0; k < 3; ++k) {
+      PENUMBRA_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scratch.get(), scanBytes, f[k], a[k], std::int64_t(n), s));
+      PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(&totals[k], a[k] + rows, sizeof(int), cudaMemcpyDeviceToHost, s));
+    }
+    PENUMBRA_CUDA_CHECK(cudaStreamSynchronize(s));
+  }
+  b.warpRows.allocate(std::size_t(totals[0]));
+  b.longRows.allocate(std::size_t(totals[1]));
+  b.emptyRuns.allocate(std::size_t(totals[2]));
+  if (rows > 0)
+    scatterRows<<<blocksFor(rows), kThreads, 0, s>>>(rowPtr, rows, f[0], a[0], f[1], a[1], f[2], a[2],
+                                                     b.warpRows.get(), b.longRows.get(), b.emptyRuns.get());
+  PENUMBRA_CUDA_CHECK(cudaGetLastError());
+  PENUMBRA_CUDA_CHECK(cudaStreamSynchronize(s));
+  b.nonEmptyRows = std::int64_t(totals[0]) + totals[1];
+  return b;
 }
 
 }  // namespace cuda

@@ -28,5 +28,18 @@ struct DeviceDelta16 {
 };
 DeviceDelta16 buildDelta16OnDevice(const std::int32_t* colIdx, std::int64_t nnz, cudaStream_t s);
 
+/// The row bins (spmv_plan.hpp, buildRowBins) built on the device from the row offsets: the same
+/// long and warp rows in row order, so every row is summed by the same code as with the host's
+/// bins and the products agree bit for bit. Runs of empty rows are cut at multiples of
+/// RowBins::kEmptyRunMax rows rather than every kEmptyRunMax rows from the run's start (they
+/// only write zeros, so where they are cut changes no result).
+struct DeviceRowBins {
+  penumbra::cuda::DeviceBuffer<RowTask> longRows, warpRows;
+  penumbra::cuda::DeviceBuffer<EmptyRun> emptyRuns;
+  std::int64_t nonEmptyRows = 0;
+};
+DeviceRowBins buildRowBinsOnDevice(const std::int64_t* rowPtr, std::int64_t rows, std::int64_t longThreshold,
+                                   cudaStream_t s);
+
 }  // namespace cuda
 }  // namespace penumbra::spmv

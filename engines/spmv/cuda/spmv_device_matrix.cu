@@ -63,9 +63,9 @@ struct CudaSpmvMatrix::Impl {
     return v;
   }
   // Where reconfigure() re-bins the rows from: the host matrix given to the constructor, or for
-  // a matrix built on the device a host copy of its row offsets (8 B per row).
+  // a matrix adopted from the device its row offsets there (rowPtr).
   const HalfCsr* source = nullptr;
-  std::vector<std::int64_t> hostRowPtr;
+  bool deviceBuilt = false;
 };
 
 CudaSpmvMatrix::CudaSpmvMatrix(const HalfCsr& m, bool withBaseline, Delta16Config config, int threads)
@@ -142,8 +142,8 @@ CudaSpmvMatrix::CudaSpmvMatrix(DeviceHalfCsr&& m, bool withBaseline, Delta16Conf
   s.layouts = layoutsFor(SpmvKernel::BinnedDelta16, withBaseline);
   s.device = queryCudaDevices().front().name;
   penumbra::cuda::Stream stream;
-  // The delta16 layout built where the matrix is: deltas (2 B per entry, padded to whole slices)
-  // and the values padded the same way; the row bins on the host from the row offsets.
+  // The delta16 layout built where the matrix is: deltas (2 B per entry, padded to whole slices),
+  // the values padded the same way, and the row bins.
   cuda::DeviceDelta16 delta = cuda::buildDelta16OnDevice(m.data->colIdx.get(), m.nnz, stream.s);
   if (m.data->values.size() < std::size_t(delta.paddedNnz)) {
     DeviceBuffer<std::uint16_t> padded(std::size_t(delta.paddedNnz));
@@ -153,11 +153,11 @@ CudaSpmvMatrix::CudaSpmvMatrix(DeviceHalfCsr&& m, bool withBaseline, Delta16Conf
                                      cudaMemcpyDeviceToDevice));
     m.data->values = std::move(padded);
   }
-  s.hostRowPtr.resize(std::size_t(m.rows) + 1);
-  m.data->rowPtr.download(s.hostRowPtr.data(), s.hostRowPtr.size());
-  for (std::int64_t r = 0; r < m.rows; ++r)
-    s.nonEmptyRows += s.hostRowPtr[std::size_t(r) + 1] > s.hostRowPtr[std::size_t(r)];
-  s.uploadBins(buildRowBins(s.hostRowPtr.data(), m.rows, config.longThreshold));
+  cuda::DeviceRowBins bins = cuda::buildRowBinsOnDevice(m.data->rowPtr.get(), m.rows, config.longThreshold, stream.s);
+  s.nonEmptyRows = bins.nonEmptyRows;
+  s.longRows = std::move(bins.longRows);
+  s.warpRows = std::move(bins.warpRows);
+  s.emptyRuns = std::move(bins.emptyRuns);
   s.values = std::move(m.data->values);
   s.rowPtr = std::move(m.data->rowPtr);
   if (withBaseline) s.colIdx = std::move(m.data->colIdx);
@@ -166,6 +166,7 @@ CudaSpmvMatrix::CudaSpmvMatrix(DeviceHalfCsr&& m, bool withBaseline, Delta16Conf
   s.slices = std::move(delta.slices);
   s.wideHigh = std::move(delta.wideHigh);
   s.wideSlices = delta.wideSlices;
+  s.deviceBuilt = true;
   m.nnz = 0;
   m.rows = 0;
 }
@@ -195,11 +196,17 @@ std::size_t CudaSpmvMatrix::deviceBytes() const {
 
 void CudaSpmvMatrix::reconfigure(const Delta16Config& config) {
   Impl& s = *impl_;
-  PENUMBRA_REQUIRE(s.source || !s.hostRowPtr.empty(), Internal, "SpMV: reconfigure without the row offsets");
+  PENUMBRA_REQUIRE(s.source || s.deviceBuilt, Internal, "SpMV: reconfigure without the row offsets");
   PENUMBRA_REQUIRE(s.layouts.delta16, InvalidArgument, "SpMV: reconfigure without the delta16 layout");
-  if (config.longThreshold != s.config.longThreshold)
-    s.uploadBins(s.source ? buildRowBins(*s.source, config.longThreshold)
-                          : buildRowBins(s.hostRowPtr.data(), s.rows, config.longThreshold));
+  if (config.longThreshold != s.config.longThreshold && s.source) {
+    s.uploadBins(buildRowBins(*s.source, config.longThreshold));
+  } else if (config.longThreshold != s.config.longThreshold) {
+    penumbra::cuda::Stream stream;
+    cuda::DeviceRowBins bins = cuda::buildRowBinsOnDevice(s.rowPtr.get(), s.rows, config.longThreshold, stream.s);
+    s.longRows = std::move(bins.longRows);
+    s.warpRows = std::move(bins.warpRows);
+    s.emptyRuns = std::move(bins.emptyRuns);
+  }
   impl_->config = config;
 }
 
