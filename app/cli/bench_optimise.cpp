@@ -82,6 +82,15 @@ std::vector<BenchRow> benchOptimise(int reps) {
                nnz = double(p.matrix.nnz());
   std::printf("optimise: D %.0f x %.0f, %.3g non-zeros, built in %.1f s (CT, spots and D, GPU when present)\n", rows_, cols, nnz,
               p.buildSeconds);
+  {
+    KernelProfile prof;
+    prof.kernel = "optimise_dose_matrix";
+    prof.variant = "ct, spots and D";
+    prof.backend = queryCudaDevices().empty() ? "cpu" : "cuda";
+    prof.repetitions = 1;
+    prof.medianMs = prof.minMs = 1e3 * p.buildSeconds;
+    rows.push_back({"optimise", "boxphantom-2field", prof, fmt("%.3g entries", nnz), "proton engine (GPU when present)"});
+  }
   // Fixed work per run: no early stop, so CPU and CUDA run the same iterations.
   optimise::OptimiserOptions options;
   options.maxIterations = 20;
