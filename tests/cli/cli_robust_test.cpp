@@ -7,6 +7,7 @@
 #include <sstream>
 #include <string>
 
+#include "../test_data.hpp"
 #include "cli_run.hpp"
 
 namespace {
@@ -52,6 +53,30 @@ TEST(CliRobust, BoxPhantomPrintsTheTableAndWritesItsFiles) {
   // 160^3 float voxels each.
   EXPECT_EQ(fs::file_size(dir.sub("worst.raw")), 160u * 160u * 160u * 4u);
   EXPECT_TRUE(contains(slurp(dir.sub("worst.mhd")), "DimSize = 160 160 160")) << slurp(dir.sub("worst.mhd"));
+}
+
+TEST(CliRobust, CaseFileTakesItsStructuresAndThePrescriptionsLimit) {
+#if !defined(PENUMBRA_HAVE_DICOM) || !defined(PENUMBRA_HAVE_CASE_FILES)
+  GTEST_SKIP() << "this build has no case files";
+#else
+  PENUMBRA_REQUIRE_DATA("phantoms/BOXPHANTOM");
+  TempDir dir;
+  CliRun r = runCli("plan --dicom " + penumbra::test::dataPath("phantoms/BOXPHANTOM") +
+                        " --target OuterTarget --gantry 90 --dose-grid 6 --dose-per-fraction 2 --out plan.json",
+                    dir.str());
+  ASSERT_EQ(r.status, 0) << r.output;
+  r = runCli("robust --case plan.json --scenarios 9 --backend cpu --csv t.csv", dir.str());
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "prescription 2 Gy per fraction")) << r.output;
+  // The case's target (OuterTarget) and external (BODY), with the target's limit at 95 % of
+  // the prescription: 1.9 Gy.
+  const std::vector<std::string> target = tableLines(r.output, "OuterTarget");
+  ASSERT_EQ(target.size(), 3u) << r.output;
+  EXPECT_TRUE(contains(target[0], " D98 ") && contains(target[0], " 1.9 ")) << target[0];
+  EXPECT_TRUE(contains(target[1], " D95 ") && contains(target[1], " 1.9 ")) << target[1];
+  EXPECT_EQ(tableLines(r.output, "BODY").size(), 3u) << r.output;
+  EXPECT_TRUE(contains(slurp(dir.sub("t.csv")), "\"OuterTarget\",D98,")) << slurp(dir.sub("t.csv"));
+#endif
 }
 
 TEST(CliRobust, BadArgumentsAreRefusedWithAMessage) {
