@@ -22,7 +22,11 @@ std::string fmtG(double v) {
 }
 
 /// "+3.5" / "-3.5": the sign always written, so "range +3.5%" and "range -3.5%" read alike.
-std::string signedG(double v) { return (v >= 0 ? "+" : "") + fmtG(v); }
+std::string signedG(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%+g", v);  // one snprintf: GCC 12 warns falsely on "+" + string
+  return buf;
+}
 
 std::string rangeName(double r) { return "range " + signedG(r) + "%"; }
 
