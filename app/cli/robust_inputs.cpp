@@ -116,10 +116,10 @@ RobustInputs phantomRobustInputs(const std::string& name, double doseGridMm) {
 
 RobustInputs caseRobustInputs(const std::string& caseFile, double doseGridMm) {
 #ifndef PENUMBRA_CLI_CASES
-  (void)caseFile, (void)doseGridMm;
+  (void)doseGridMm;
   PENUMBRA_THROW(Unsupported,
-                 "robust --case: this build has no DICOM or no case-file support (needs DCMTK "
-                 "and nlohmann_json); use --phantom hn|box|water");
+                 "robust --case " + caseFile + ": this build has no DICOM or no case-file support "
+                 "(needs DCMTK and nlohmann_json); use --phantom hn|box|water");
 #else
   const io::CaseFile c = io::readCaseFile(caseFile);
   const std::string folder = io::resolveCasePath(caseFile, c.data.dicomFolder);
