@@ -198,7 +198,7 @@ RobustOptimiseResult optimiseRobust(const std::vector<const spmv::SpmvEngine*>& 
     for (const IterationRecord& r : out.history)
       if (first || r.iteration > 0) res.history.push_back(shifted(r));
     res.doseProducts += out.doseProducts * std::int64_t(S);
-    res.gradientProducts += out.gradientProducts * std::int64_t(S);
+    res.gradientProducts = ops.products;  // skipped zero blocks not counted
     done += out.iterations;
     w = out.weights;
     smoothed = out.objective;

@@ -74,7 +74,8 @@ struct RobustOptions {
 /// COWC the true maximum, not its smoothing); history and the callback = every accepted
 /// iteration of every round, numbered on, with the objective the round minimised (for COWC
 /// F_tau >= max_s f_s; iteration 0 only once); doseProducts and gradientProducts count products
-/// with single scenario matrices (an iteration costs S of each); loopOnGpu is false.
+/// with single scenario matrices (an iteration costs S of each, but a D_s^T product is skipped,
+/// exactly, where scenario s's softmax weight underflowed to 0); loopOnGpu is false.
 struct RobustOptimiseResult : OptimiseResult {
   RobustMode mode = RobustMode::CompositeWorstCase;
   std::vector<double> scenarioObjectives;  ///< f(D_s w) at the returned weights, per scenario

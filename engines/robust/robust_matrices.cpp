@@ -22,8 +22,9 @@ using Clock = std::chrono::steady_clock;
 // is at most ~3.5 % more entries per spot, so the nominal count is padded by 5 %.
 constexpr double kEntryMargin = 1.05;
 // Dose-sized vectors the robust optimiser holds per scenario (projected_lbfgs.hpp: d, r, dt, rt,
-// q, and bestScale's two), and spot-sized ones in all (w, g, p, wt, gt and 2 x 10 L-BFGS pairs).
-constexpr double kDoseVectors = 7, kSpotVectors = 26;
+// q, bestScale's two, and the curvature's residuals), and spot-sized ones in all (w, g, p, wt, gt
+// and 2 x 10 L-BFGS pairs).
+constexpr double kDoseVectors = 8, kSpotVectors = 26;
 
 const Grid& inputGrid(const proton::ProtonDoseRequest& r) { return r.spr ? r.spr->grid : r.ct->grid; }
 

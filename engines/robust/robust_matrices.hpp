@@ -9,7 +9,7 @@
 /// largest thing a plan ever holds (hn-2field at 1 mm: ~9 GB each, ~190 GB for 21 scenarios),
 /// so before anything is built the whole set is estimated from the nominal plan:
 ///   host   = S x (D and D^T in CSR: 6 B per entry and 8 B per row each) + the robust
-///            optimiser's vectors (7 dose vectors per scenario) + one build's working memory;
+///            optimiser's vectors (8 dose vectors per scenario) + one build's working memory;
 ///   device = S x spmv::estimateDeviceBytes(D and D^T) + one GPU build's working memory
 ///            (only when the SpMV engines go to the GPU);
 /// entries from proton::workspaceBytes' estimate, plus 5 % for range scenarios that reach
