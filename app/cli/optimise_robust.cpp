@@ -47,17 +47,19 @@ std::vector<robust::Scenario> robustScenarioSet(robust::ScenarioOptions o, int n
     o.sphereDirections = o.combine ? n / ranges - 1 : n - ranges;
     return robust::makeScenarios(o);
   }
-  PENUMBRA_THROW(InvalidArgument, "--scenarios " + std::to_string(n) + ": with --range " + fmtG(o.rangePercent) +
-                                      " and --setup " + fmtG(o.setupMm) + " the set has " +
-                                      std::to_string(combined.size()) + " (range x setup) or " +
-                                      std::to_string(separate.size()) + " (range, then setup) scenarios");
+  PENUMBRA_THROW(InvalidArgument, "--scenarios " + std::to_string(n) + ": with --range " +
+                                      fmtG(o.rangePercent) + " and --setup " + fmtG(o.setupMm) +
+                                      " the set has " + std::to_string(combined.size()) +
+                                      " (range x setup) or " + std::to_string(separate.size()) +
+                                      " (range, then setup) scenarios");
 }
 
 robust::ScenarioMatrices buildRobustMatrices(const proton::ProtonDoseRequest& plan,
                                              const std::vector<robust::Scenario>& scenarios) {
   robust::ScenarioMatrixOptions options;
   options.spmv.backend = plan.backend;
-  const robust::ScenarioMatrixEstimate est = robust::estimateScenarioMatrices(plan, scenarios.size(), options);
+  const robust::ScenarioMatrixEstimate est =
+      robust::estimateScenarioMatrices(plan, scenarios.size(), options);
   std::printf("robust: %s\n", est.describe().c_str());
   std::cout << std::flush;
   robust::ScenarioMatrices set = robust::buildScenarioMatrices(plan, scenarios, options);
@@ -66,36 +68,38 @@ robust::ScenarioMatrices buildRobustMatrices(const proton::ProtonDoseRequest& pl
     std::printf("  matrix %2zu %-28s %11lld entries  %7.2f s\n", s + 1, scenarios[s].name.c_str(),
                 (long long)set.entries[s], set.buildMs[s] / 1000);
   std::printf("scenario matrices: %zu built on %s, products on %s (%s), %.1f s\n", scenarios.size(),
-              toString(set.buildBackend), toString(set.spmvBackend), set.device.c_str(), set.elapsedMs / 1000);
+              toString(set.buildBackend), toString(set.spmvBackend), set.device.c_str(),
+              set.elapsedMs / 1000);
   return set;
 }
 
-optimise::RobustOptimiseResult optimiseNominalAndRobust(const robust::ScenarioMatrices& set,
-                                                        const optimise::PlanObjective& objective,
-                                                        const std::vector<double>& w0,
-                                                        const std::vector<std::int64_t>& targetVoxels,
-                                                        optimise::RobustMode mode,
-                                                        const optimise::OptimiserOptions& options) {
+optimise::RobustOptimiseResult optimiseNominalAndRobust(
+    const robust::ScenarioMatrices& set, const optimise::PlanObjective& objective,
+    const std::vector<double>& w0, const std::vector<std::int64_t>& targetVoxels,
+    optimise::RobustMode mode, const optimise::OptimiserOptions& options) {
   const std::vector<const spmv::SpmvEngine*> engines = set.engines();
   const int nominal = nominalIndex(set.scenarios);
   const optimise::OptimiseResult plain =
       optimise::optimiseSpotWeights(*engines[std::size_t(nominal)], objective, w0, options);
-  std::printf("nominal optimisation: %s (%s) after %d iterations, %.2f s\n", optimise::toString(plain.state),
-              plain.stopReason.c_str(), plain.iterations, plain.elapsedSeconds);
+  std::printf("nominal optimisation: %s (%s) after %d iterations, %.2f s\n",
+              optimise::toString(plain.state), plain.stopReason.c_str(), plain.iterations,
+              plain.elapsedSeconds);
   optimise::RobustOptions ro;
   ro.mode = mode;
   ro.nominalScenario = nominal;
   ro.optimiser = options;
-  const optimise::RobustOptimiseResult res =
-      optimise::optimiseRobust(engines, objective, w0, ro, {}, [](const optimise::IterationRecord& r) {
+  const optimise::RobustOptimiseResult res = optimise::optimiseRobust(
+      engines, objective, w0, ro, {}, [](const optimise::IterationRecord& r) {
         std::printf("  iter %4d  F %.6e  |pg| %.3e  step %.3g  %.3f s\n", r.iteration, r.objective,
                     r.projectedGradientNorm, r.step, r.elapsedSeconds);
       });
-  std::printf("robust optimisation (%s, %zu scenarios): %s (%s) after %d iterations in %d round(s), %.2f s, "
-              "%.2f iterations/s on %s (%s)\n",
-              optimise::toString(mode), engines.size(), optimise::toString(res.state), res.stopReason.c_str(),
-              res.iterations, res.rounds, res.elapsedSeconds, res.iterationsPerSecond, toString(res.backend),
-              res.device.c_str());
+  std::printf(
+      "robust optimisation (%s, %zu scenarios): %s (%s) after %d iterations in %d round(s), %.2f "
+      "s, "
+      "%.2f iterations/s on %s (%s)\n",
+      optimise::toString(mode), engines.size(), optimise::toString(res.state),
+      res.stopReason.c_str(), res.iterations, res.rounds, res.elapsedSeconds,
+      res.iterationsPerSecond, toString(res.backend), res.device.c_str());
 
   const auto a = optimise::scenarioStatistics(engines, plain.weights, targetVoxels);
   const auto b = optimise::scenarioStatistics(engines, res.weights, targetVoxels);
@@ -104,18 +108,21 @@ optimise::RobustOptimiseResult optimiseNominalAndRobust(const robust::ScenarioMa
   std::printf("target D95 [Gy] per scenario (D_s w, %zu target voxels):\n  %-*s %12s %12s\n",
               targetVoxels.size(), int(nameWidth), "scenario", "nominal plan", "robust plan");
   for (std::size_t s = 0; s < engines.size(); ++s)
-    std::printf("  %-*s %12.4f %12.4f\n", int(nameWidth), set.scenarios[s].name.c_str(), a[s].d95Gy, b[s].d95Gy);
+    std::printf("  %-*s %12.4f %12.4f\n", int(nameWidth), set.scenarios[s].name.c_str(), a[s].d95Gy,
+                b[s].d95Gy);
   std::size_t wa = 0, wb = 0;
   const double da = minD95(a, &wa), db = minD95(b, &wb);
-  std::printf("  %-*s %12.4f %12.4f   (nominal plan: %s; robust plan: %s)\n", int(nameWidth), "worst", da, db,
-              set.scenarios[wa].name.c_str(), set.scenarios[wb].name.c_str());
-  std::printf("worst scenario objective: nominal plan %.6e, robust plan %.6e\n",
-              [&] {
-                double w = 0;
-                for (const auto& d : optimise::scenarioDoses(engines, plain.weights)) w = std::max(w, objective.evaluate(d));
-                return w;
-              }(),
-              *std::max_element(res.scenarioObjectives.begin(), res.scenarioObjectives.end()));
+  std::printf("  %-*s %12.4f %12.4f   (nominal plan: %s; robust plan: %s)\n", int(nameWidth),
+              "worst", da, db, set.scenarios[wa].name.c_str(), set.scenarios[wb].name.c_str());
+  std::printf(
+      "worst scenario objective: nominal plan %.6e, robust plan %.6e\n",
+      [&] {
+        double w = 0;
+        for (const auto& d : optimise::scenarioDoses(engines, plain.weights))
+          w = std::max(w, objective.evaluate(d));
+        return w;
+      }(),
+      *std::max_element(res.scenarioObjectives.begin(), res.scenarioObjectives.end()));
   return res;
 }
 

@@ -31,11 +31,9 @@ robust::ScenarioMatrices buildRobustMatrices(const proton::ProtonDoseRequest& pl
 /// Optimises nominally (the nominal scenario's matrix alone) and robustly with `options`, prints
 /// the iterations, both plans' target D95 in every scenario and the worst case of each, and
 /// returns the robust result.
-optimise::RobustOptimiseResult optimiseNominalAndRobust(const robust::ScenarioMatrices& set,
-                                                        const optimise::PlanObjective& objective,
-                                                        const std::vector<double>& initialWeights,
-                                                        const std::vector<std::int64_t>& targetVoxels,
-                                                        optimise::RobustMode mode,
-                                                        const optimise::OptimiserOptions& options);
+optimise::RobustOptimiseResult optimiseNominalAndRobust(
+    const robust::ScenarioMatrices& set, const optimise::PlanObjective& objective,
+    const std::vector<double>& initialWeights, const std::vector<std::int64_t>& targetVoxels,
+    optimise::RobustMode mode, const optimise::OptimiserOptions& options);
 
 }  // namespace penumbra::cli

@@ -98,7 +98,8 @@ struct RobustOps {
     const double top = *std::max_element(values.begin(), values.end());
     double sum = 0;
     weights.resize(values.size());
-    for (std::size_t s = 0; s < values.size(); ++s) sum += weights[s] = std::exp((values[s] - top) / tau);
+    for (std::size_t s = 0; s < values.size(); ++s)
+      sum += weights[s] = std::exp((values[s] - top) / tau);
     for (double& x : weights) x /= sum;
   }
   /// F from the current values (and weights).
@@ -192,7 +193,8 @@ struct RobustOps {
     out.parts.resize(a.parts.size());
     for (std::size_t k = 0; k < a.parts.size(); ++k) {
       out.parts[k].resize(a.parts[k].size());
-      for (std::size_t i = 0; i < a.parts[k].size(); ++i) out.parts[k][i] = a.parts[k][i] - b.parts[k][i];
+      for (std::size_t i = 0; i < a.parts[k].size(); ++i)
+        out.parts[k][i] = a.parts[k][i] - b.parts[k][i];
     }
   }
   static double maxAbs(const Vec& x) {
@@ -212,11 +214,13 @@ struct RobustOps {
   static double projectedGradientNorm(const Vec& w, const Vec& g) {
     const std::vector<double>&wv = w.parts[0], &gv = g.parts[0];
     double m = 0;
-    for (std::size_t i = 0; i < wv.size(); ++i) m = std::max(m, std::abs(std::max(0.0, wv[i] - gv[i]) - wv[i]));
+    for (std::size_t i = 0; i < wv.size(); ++i)
+      m = std::max(m, std::abs(std::max(0.0, wv[i] - gv[i]) - wv[i]));
     return m;
   }
   static void freeSet(const Vec& w, const Vec& g, Mask& free) {
-    for (std::size_t i = 0; i < w.parts[0].size(); ++i) free[i] = !(w.parts[0][i] <= 0 && g.parts[0][i] > 0);
+    for (std::size_t i = 0; i < w.parts[0].size(); ++i)
+      free[i] = !(w.parts[0][i] <= 0 && g.parts[0][i] > 0);
   }
   static void masked(const Vec& x, const Mask& free, double sign, Vec& y) {
     y.parts.resize(1);

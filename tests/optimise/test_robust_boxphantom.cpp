@@ -40,15 +40,17 @@ TEST(RobustOptimiseBoxPhantom, RobustPlanHasTheBetterWorstCaseTargetD95) {
   const std::vector<robust::Scenario> scenarios = robust::makeScenarios(so);
   ASSERT_EQ(scenarios.size(), 9u);
   ASSERT_TRUE(scenarios[0].isNominal());
-  const robust::ScenarioMatrices set = robust::buildScenarioMatrices(p.plan, scenarios, cpuProducts());
+  const robust::ScenarioMatrices set =
+      robust::buildScenarioMatrices(p.plan, scenarios, cpuProducts());
   ASSERT_EQ(set.spmv.size(), 9u);
-  // The memory rule's entry estimate is of the right size (it pads by 5 %, the engine's
-  // cylinder model over-counts the cut-off).
+  // The memory rule's first entry estimate is of the right size (a best guess: the exact
+  // check follows the first matrix).
   const double ratio = set.estimate.entriesPerScenario / double(set.entries[0]);
-  std::printf("entries: estimated %.4g, built %lld (ratio %.2f); built in %.1f s\n", set.estimate.entriesPerScenario,
-              (long long)set.entries[0], ratio, set.elapsedMs / 1000);
-  EXPECT_GT(ratio, 1.0);
-  EXPECT_LT(ratio, 4.0);
+  std::printf("entries: estimated %.4g, built %lld (ratio %.2f); built in %.1f s\n",
+              set.estimate.entriesPerScenario, (long long)set.entries[0], ratio,
+              set.elapsedMs / 1000);
+  EXPECT_GT(ratio, 0.7);
+  EXPECT_LT(ratio, 1.5);
   const auto engines = set.engines();
   const std::vector<double> w0 = planWeights(p.plan.beams);
 
@@ -63,11 +65,13 @@ TEST(RobustOptimiseBoxPhantom, RobustPlanHasTheBetterWorstCaseTargetD95) {
   const auto robustStats = scenarioStatistics(engines, robustPlan.weights, p.targetVoxels);
   std::printf("target D95 [Gy] per scenario (prescription %.2f Gy):\n", p.rx);
   for (std::size_t s = 0; s < scenarios.size(); ++s)
-    std::printf("  %-22s nominal plan %.4f   robust plan %.4f\n", scenarios[s].name.c_str(), nominalStats[s].d95Gy,
-                robustStats[s].d95Gy);
-  std::printf("worst case: nominal plan %.4f, robust plan %.4f (%d iterations, %d rounds: %s; nominal %d: %s)\n",
-              minD95(nominalStats), minD95(robustStats), robustPlan.iterations, robustPlan.rounds,
-              robustPlan.stopReason.c_str(), nominal.iterations, nominal.stopReason.c_str());
+    std::printf("  %-22s nominal plan %.4f   robust plan %.4f\n", scenarios[s].name.c_str(),
+                nominalStats[s].d95Gy, robustStats[s].d95Gy);
+  std::printf(
+      "worst case: nominal plan %.4f, robust plan %.4f (%d iterations, %d rounds: %s; nominal %d: "
+      "%s)\n",
+      minD95(nominalStats), minD95(robustStats), robustPlan.iterations, robustPlan.rounds,
+      robustPlan.stopReason.c_str(), nominal.iterations, nominal.stopReason.c_str());
 
   // The nominal plan is a good nominal plan (near the prescription where it was planned) ...
   EXPECT_GT(nominalStats[0].d95Gy, 0.95 * p.rx);
@@ -76,7 +80,8 @@ TEST(RobustOptimiseBoxPhantom, RobustPlanHasTheBetterWorstCaseTargetD95) {
   EXPECT_GT(minD95(robustStats), minD95(nominalStats) + 0.02 * p.rx);
   // It is the minimax plan: its worst scenario objective is the lower one.
   double nominalWorst = 0;
-  for (const auto& d : scenarioDoses(engines, nominal.weights)) nominalWorst = std::max(nominalWorst, p.objective.evaluate(d));
+  for (const auto& d : scenarioDoses(engines, nominal.weights))
+    nominalWorst = std::max(nominalWorst, p.objective.evaluate(d));
   EXPECT_LT(robustPlan.objective, nominalWorst);
   EXPECT_NE(robustPlan.state, OptimiseState::Stopped);
 }
@@ -98,8 +103,8 @@ TEST(RobustOptimiseMatrices, MemoryRefusalNamesTheSizesAndWhatFits) {
   }
   std::printf("%s\n", message.c_str());
   ASSERT_FALSE(message.empty()) << "no refusal";
-  EXPECT_EQ(message.rfind("21 scenario matrices need " + formatBytes(full.hostBytes) + " of host memory, " +
-                              formatBytes(o.hostLimitBytes) + " available",
+  EXPECT_EQ(message.rfind("21 scenario matrices need " + formatBytes(full.hostBytes) +
+                              " of host memory, " + formatBytes(o.hostLimitBytes) + " available",
                           0),
             0u)
       << message;
@@ -109,8 +114,10 @@ TEST(RobustOptimiseMatrices, MemoryRefusalNamesTheSizesAndWhatFits) {
   const int fit = std::stoi(message.substr(at + 12));
   EXPECT_GE(fit, 1);
   EXPECT_LT(fit, 21);
-  EXPECT_LE(robust::estimateScenarioMatrices(p.plan, std::size_t(fit), o).hostBytes, o.hostLimitBytes);
-  EXPECT_GT(robust::estimateScenarioMatrices(p.plan, std::size_t(fit + 1), o).hostBytes, o.hostLimitBytes);
+  EXPECT_LE(robust::estimateScenarioMatrices(p.plan, std::size_t(fit), o).hostBytes,
+            o.hostLimitBytes);
+  EXPECT_GT(robust::estimateScenarioMatrices(p.plan, std::size_t(fit + 1), o).hostBytes,
+            o.hostLimitBytes);
   const auto grid = message.find("dose grid of >= ");
   ASSERT_NE(grid, std::string::npos) << message;
   const double coarser = std::stod(message.substr(grid + 16));
@@ -128,6 +135,39 @@ TEST(RobustOptimiseMatrices, MemoryRefusalNamesTheSizesAndWhatFits) {
   robust::ScenarioOptions so;
   EXPECT_THROW(robust::buildScenarioMatrices(p.plan, robust::makeScenarios(so), o, job), Error);
   EXPECT_EQ(count.reports, 0);
+}
+
+TEST(RobustOptimiseMatrices, ChecksAgainWithTheFirstMatrixTrueSize) {
+  // At 8 mm the first estimate of BOXPHANTOM's entries is ~10 % low (a best guess): a limit just
+  // above it passes the first check, and the true size of the first matrix must stop the build
+  // before the second.
+  const test::RobustBoxProblem p = test::robustBoxProblem(8.0);
+  robust::ScenarioOptions so;
+  so.combine = false;
+  const std::vector<robust::Scenario> all = robust::makeScenarios(so);
+  const std::vector<robust::Scenario> three{all[0], all[1], all[2]};
+  robust::ScenarioMatrixOptions o = cpuProducts();
+  const robust::ScenarioMatrixEstimate first = robust::estimateScenarioMatrices(p.plan, 3, o);
+  o.hostLimitBytes = first.hostBytes * 1.02;
+  struct Stages : ProgressSink {
+    std::vector<std::string> seen;
+    void report(double, std::string_view stage) override { seen.emplace_back(stage); }
+  } stages;
+  JobControl job;
+  job.progress = &stages;
+  std::string message;
+  try {
+    robust::buildScenarioMatrices(p.plan, three, o, job);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::OutOfMemory);
+    message = e.message();
+  }
+  ASSERT_FALSE(message.empty()) << "the set was built: the first matrix's size was not checked";
+  std::printf("%s\n", message.c_str());
+  EXPECT_EQ(message.rfind("3 scenario matrices need ", 0), 0u) << message;
+  EXPECT_NE(message.find("from the first matrix"), std::string::npos) << message;
+  ASSERT_FALSE(stages.seen.empty());
+  for (const std::string& s : stages.seen) EXPECT_EQ(s.rfind("scenario matrix 1 of 3", 0), 0u) << s;
 }
 
 TEST(RobustOptimiseMatrices, CancelBetweenScenariosAndProgressPerScenario) {
@@ -156,15 +196,19 @@ TEST(RobustOptimiseMatrices, CancelBetweenScenariosAndProgressPerScenario) {
   EXPECT_TRUE(cancelled);
   ASSERT_FALSE(sink.stages.empty());
   EXPECT_EQ(sink.stages.front().rfind("scenario matrix 1 of 7", 0), 0u) << sink.stages.front();
-  for (const std::string& s : sink.stages) EXPECT_EQ(s.find("scenario matrix 3"), std::string::npos) << s;
+  for (const std::string& s : sink.stages)
+    EXPECT_EQ(s.find("scenario matrix 3"), std::string::npos) << s;
   // Without a cancel: one engine per scenario, each a different matrix of the same shape.
-  const robust::ScenarioMatrices set = robust::buildScenarioMatrices(p.plan, {scenarios[0], scenarios[1]}, cpuProducts());
+  const robust::ScenarioMatrices set =
+      robust::buildScenarioMatrices(p.plan, {scenarios[0], scenarios[1]}, cpuProducts());
   ASSERT_EQ(set.spmv.size(), 2u);
-  const spmv::HalfCsr &a = set.spmv[0]->matrix(spmv::Product::D), &b = set.spmv[1]->matrix(spmv::Product::D);
+  const spmv::HalfCsr &a = set.spmv[0]->matrix(spmv::Product::D),
+                      &b = set.spmv[1]->matrix(spmv::Product::D);
   EXPECT_EQ(a.rows, b.rows);
   EXPECT_EQ(a.cols, b.cols);
   EXPECT_GT(a.nnz(), 0);
-  EXPECT_TRUE(a.colIdx != b.colIdx || a.values != b.values) << "the shift scenario's matrix is the nominal one";
+  EXPECT_TRUE(a.colIdx != b.colIdx || a.values != b.values)
+      << "the shift scenario's matrix is the nominal one";
 }
 
 }  // namespace

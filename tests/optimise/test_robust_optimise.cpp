@@ -28,24 +28,27 @@ spmv::SpmvOptions onCpu() {
 }
 
 /// S random scenario matrices of one shape (different seeds: different "scenarios").
-std::vector<std::unique_ptr<spmv::SpmvEngine>> randomScenarios(int S, std::int64_t rows, std::int64_t cols,
+std::vector<std::unique_ptr<spmv::SpmvEngine>> randomScenarios(int S, std::int64_t rows,
+                                                               std::int64_t cols,
                                                                std::uint32_t seed) {
   std::vector<std::unique_ptr<spmv::SpmvEngine>> e;
   for (int s = 0; s < S; ++s)
-    e.push_back(std::make_unique<spmv::SpmvEngine>(test::randomDoseCsr(rows, cols, 0.05, seed + std::uint32_t(s)),
-                                                   onCpu()));
+    e.push_back(std::make_unique<spmv::SpmvEngine>(
+        test::randomDoseCsr(rows, cols, 0.05, seed + std::uint32_t(s)), onCpu()));
   return e;
 }
 
-std::vector<const spmv::SpmvEngine*> pointers(const std::vector<std::unique_ptr<spmv::SpmvEngine>>& e) {
+std::vector<const spmv::SpmvEngine*> pointers(
+    const std::vector<std::unique_ptr<spmv::SpmvEngine>>& e) {
   std::vector<const spmv::SpmvEngine*> p;
   for (const auto& x : e) p.push_back(x.get());
   return p;
 }
 
 PlanObjective randomObjective(std::int64_t rows) {
-  return PlanObjective({targetObjective("PTV", test::range(0, rows / 2), 2.0, 1.0, 1.9, 10.0, 2.1, 10.0),
-                        organAtRiskObjective("OAR", test::range(rows / 3, rows), 1.0, 2.0, 0.5)});
+  return PlanObjective(
+      {targetObjective("PTV", test::range(0, rows / 2), 2.0, 1.0, 1.9, 10.0, 2.1, 10.0),
+       organAtRiskObjective("OAR", test::range(rows / 3, rows), 1.0, 2.0, 0.5)});
 }
 
 double worstOf(const std::vector<double>& v) { return *std::max_element(v.begin(), v.end()); }
@@ -66,10 +69,12 @@ TEST(RobustOptimise, ExpectedValueOfTheNominalScenarioAloneIsTheNominalOptimiser
   ASSERT_EQ(robust.iterations, nominal.iterations);
   ASSERT_EQ(robust.history.size(), nominal.history.size());
   for (std::size_t k = 0; k < nominal.history.size(); ++k)
-    EXPECT_NEAR(robust.history[k].objective, nominal.history[k].objective, 1e-12 * nominal.history[k].objective)
+    EXPECT_NEAR(robust.history[k].objective, nominal.history[k].objective,
+                1e-12 * nominal.history[k].objective)
         << "iteration " << k;
   EXPECT_NEAR(robust.objective, nominal.objective, 1e-12 * nominal.objective);
-  EXPECT_LT(robust.objective, 0.95 * robust.initialObjective);  // it optimised (conflicting goals: 8.37 -> 7.66)
+  EXPECT_LT(robust.objective,
+            0.95 * robust.initialObjective);  // it optimised (conflicting goals: 8.37 -> 7.66)
   ASSERT_EQ(robust.scenarioObjectives.size(), 1u);
   EXPECT_EQ(robust.scenarioObjectives[0], robust.objective);
   EXPECT_EQ(robust.weights, nominal.weights);
@@ -84,15 +89,20 @@ TEST(RobustOptimise, SmoothedWorstCaseHasTheExactGradientAndCurvature) {
   const std::int64_t rows = 400, cols = 40;
   const auto e = randomScenarios(4, rows, cols, 77);
   const auto engines = pointers(e);
-  const PlanObjective obj({{"A", StructureRole::Target, test::range(0, rows / 2), {{TermType::Uniform, 2.0, 1.0}}},
-                           {"B", StructureRole::OrganAtRisk, test::range(rows / 4, rows), {{TermType::Uniform, 0.5, 3.0}}}});
+  const PlanObjective obj(
+      {{"A", StructureRole::Target, test::range(0, rows / 2), {{TermType::Uniform, 2.0, 1.0}}},
+       {"B",
+        StructureRole::OrganAtRisk,
+        test::range(rows / 4, rows),
+        {{TermType::Uniform, 0.5, 3.0}}}});
   detail::RobustOps ops(engines, obj);
   ops.mode = RobustMode::CompositeWorstCase;
   ops.n = std::size_t(cols);
   ops.m = std::size_t(rows);
   std::mt19937 rng(3);
   std::uniform_real_distribution<double> u(0.0, 0.1), v(-0.05, 0.05);
-  detail::Blocks w = ops.spots(), p = ops.spots(), g = ops.spots(), d = ops.doses(), r = ops.doses(), q = ops.doses();
+  detail::Blocks w = ops.spots(), p = ops.spots(), g = ops.spots(), d = ops.doses(),
+                 r = ops.doses(), q = ops.doses();
   for (double& x : w.parts[0]) x = u(rng);
   for (double& x : p.parts[0]) x = v(rng);
   auto F = [&](double h) {
@@ -111,7 +121,8 @@ TEST(RobustOptimise, SmoothedWorstCaseHasTheExactGradientAndCurvature) {
   const double slope = ops.dot(g, p), curvature = ops.curvature(d, q);
   double minWeight = 1, maxWeight = 0;
   ops.evaluate(d, nullptr);
-  for (double x : ops.weights) minWeight = std::min(minWeight, x), maxWeight = std::max(maxWeight, x);
+  for (double x : ops.weights)
+    minWeight = std::min(minWeight, x), maxWeight = std::max(maxWeight, x);
   EXPECT_GT(minWeight, 1e-3) << "every scenario should count at this temperature";
   const double h = 1e-3;
   EXPECT_NEAR(slope, (F(h) - F(-h)) / (2 * h), 1e-6 * std::abs(slope));
@@ -136,28 +147,32 @@ TEST(RobustOptimise, CompositeWorstCaseLowersTheWorstScenario) {
   const RobustOptimiseResult expected = optimiseRobust(engines, obj, w0, ro);
   ro.mode = RobustMode::CompositeWorstCase;
   std::vector<IterationRecord> seen;
-  const RobustOptimiseResult cowc =
-      optimiseRobust(engines, obj, w0, ro, {}, [&](const IterationRecord& r) { seen.push_back(r); });
+  const RobustOptimiseResult cowc = optimiseRobust(
+      engines, obj, w0, ro, {}, [&](const IterationRecord& r) { seen.push_back(r); });
   const std::vector<double> nominalValues = [&] {
     std::vector<double> f;
     for (const auto& d : scenarioDoses(engines, nominal.weights)) f.push_back(obj.evaluate(d));
     return f;
   }();
-  std::printf("worst scenario objective: nominal plan %.6g, expected-value plan %.6g, COWC plan %.6g "
-              "(%d rounds, %d iterations, %s)\n",
-              worstOf(nominalValues), worstOf(expected.scenarioObjectives), cowc.objective, cowc.rounds,
-              cowc.iterations, cowc.stopReason.c_str());
+  std::printf(
+      "worst scenario objective: nominal plan %.6g, expected-value plan %.6g, COWC plan %.6g "
+      "(%d rounds, %d iterations, %s)\n",
+      worstOf(nominalValues), worstOf(expected.scenarioObjectives), cowc.objective, cowc.rounds,
+      cowc.iterations, cowc.stopReason.c_str());
   // The minimax plan has the lowest worst case (within the last round's smoothing bias).
   EXPECT_EQ(cowc.objective, worstOf(cowc.scenarioObjectives));
   EXPECT_LT(cowc.objective, worstOf(nominalValues));
   EXPECT_LT(cowc.objective, worstOf(expected.scenarioObjectives));
   // ... and pays for it on average: the expected-value plan has the lowest mean.
-  EXPECT_LE(expected.objective, robustObjective(RobustMode::ExpectedValue, cowc.scenarioObjectives));
+  EXPECT_LE(expected.objective,
+            robustObjective(RobustMode::ExpectedValue, cowc.scenarioObjectives));
   EXPECT_EQ(cowc.rounds, 3);
   ASSERT_EQ(cowc.temperatures.size(), 3u);
-  EXPECT_NEAR(cowc.temperatures[1] / cowc.temperatures[0], 0.1, 0.05);  // relative to a shrinking worst case
+  EXPECT_NEAR(cowc.temperatures[1] / cowc.temperatures[0], 0.1,
+              0.05);  // relative to a shrinking worst case
   EXPECT_GE(cowc.smoothedObjective, cowc.objective);
-  EXPECT_LE(cowc.smoothedObjective, cowc.objective + cowc.temperatures.back() * std::log(5.0) * (1 + 1e-9));
+  EXPECT_LE(cowc.smoothedObjective,
+            cowc.objective + cowc.temperatures.back() * std::log(5.0) * (1 + 1e-9));
   // One history across the rounds: numbered on, never increasing, the callback saw it all.
   ASSERT_EQ(cowc.history.size(), std::size_t(cowc.iterations) + 1);
   ASSERT_EQ(seen.size(), cowc.history.size());
@@ -186,10 +201,11 @@ TEST(RobustOptimise, CancelStopsWithTheLastAcceptedWeights) {
     ro.optimiser.maxIterations = 200;
     JobControl job;
     job.cancel = &cancel;
-    const RobustOptimiseResult res = optimiseRobust(engines, obj, std::vector<double>(std::size_t(cols), 1.0), ro,
-                                                    job, [&](const IterationRecord& r) {
-                                                      if (r.iteration == 3) cancel.requestCancel();
-                                                    });
+    const RobustOptimiseResult res =
+        optimiseRobust(engines, obj, std::vector<double>(std::size_t(cols), 1.0), ro, job,
+                       [&](const IterationRecord& r) {
+                         if (r.iteration == 3) cancel.requestCancel();
+                       });
     EXPECT_EQ(res.state, OptimiseState::Stopped) << toString(mode);
     EXPECT_EQ(res.iterations, 3) << toString(mode);
     EXPECT_NE(res.stopReason.find("stopped by the user"), std::string::npos) << res.stopReason;
@@ -215,9 +231,16 @@ TEST(RobustOptimise, RejectsInconsistentInput) {
     return ErrorCode::Internal;
   };
   EXPECT_EQ(code([&] { optimiseRobust({}, obj, w); }), ErrorCode::InvalidArgument);
-  EXPECT_EQ(code([&] { optimiseRobust({e[0].get(), &other}, obj, w); }), ErrorCode::InvalidArgument);
-  EXPECT_EQ(code([&] { optimiseRobust({e[0].get(), nullptr}, obj, w); }), ErrorCode::InvalidArgument);
-  EXPECT_EQ(code([&] { optimiseRobust(pointers(e), obj, std::vector<double>(19, 1.0)); }), ErrorCode::InvalidArgument);
+  EXPECT_EQ(code([&] {
+              optimiseRobust({e[0].get(), &other}, obj, w);
+            }),
+            ErrorCode::InvalidArgument);
+  EXPECT_EQ(code([&] {
+              optimiseRobust({e[0].get(), nullptr}, obj, w);
+            }),
+            ErrorCode::InvalidArgument);
+  EXPECT_EQ(code([&] { optimiseRobust(pointers(e), obj, std::vector<double>(19, 1.0)); }),
+            ErrorCode::InvalidArgument);
   RobustOptions ro;
   ro.mode = RobustMode::ExpectedValue;
   ro.probabilities = {1.0};

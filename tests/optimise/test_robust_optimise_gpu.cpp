@@ -17,9 +17,9 @@
 namespace penumbra::optimise {
 namespace {
 
-#define REQUIRE_GPU()                                                                      \
-  do {                                                                                     \
-    std::string why;                                                                       \
+#define REQUIRE_GPU()                                                                     \
+  do {                                                                                    \
+    std::string why;                                                                      \
     if (queryCudaDevices(&why).empty()) GTEST_SKIP() << "no usable CUDA device: " << why; \
   } while (0)
 
@@ -29,21 +29,26 @@ spmv::SpmvOptions on(Backend b) {
   return o;
 }
 
-std::vector<const spmv::SpmvEngine*> pointers(const std::vector<std::unique_ptr<spmv::SpmvEngine>>& e) {
+std::vector<const spmv::SpmvEngine*> pointers(
+    const std::vector<std::unique_ptr<spmv::SpmvEngine>>& e) {
   std::vector<const spmv::SpmvEngine*> p;
   for (const auto& x : e) p.push_back(x.get());
   return p;
 }
 
-void expectSameIterations(const RobustOptimiseResult& cpu, const RobustOptimiseResult& gpu, const char* what) {
+void expectSameIterations(const RobustOptimiseResult& cpu, const RobustOptimiseResult& gpu,
+                          const char* what) {
   ASSERT_EQ(gpu.iterations, cpu.iterations) << what;
   ASSERT_EQ(gpu.history.size(), cpu.history.size()) << what;
   for (std::size_t k = 0; k < cpu.history.size(); ++k)
-    EXPECT_NEAR(gpu.history[k].objective, cpu.history[k].objective, 1e-9 * std::abs(cpu.history[k].objective))
+    EXPECT_NEAR(gpu.history[k].objective, cpu.history[k].objective,
+                1e-9 * std::abs(cpu.history[k].objective))
         << what << ", iteration " << k;
   EXPECT_NEAR(gpu.objective, cpu.objective, 1e-9 * std::abs(cpu.objective)) << what;
   for (std::size_t s = 0; s < cpu.scenarioObjectives.size(); ++s)
-    EXPECT_NEAR(gpu.scenarioObjectives[s], cpu.scenarioObjectives[s], 1e-9 * cpu.scenarioObjectives[s]) << what;
+    EXPECT_NEAR(gpu.scenarioObjectives[s], cpu.scenarioObjectives[s],
+                1e-9 * cpu.scenarioObjectives[s])
+        << what;
 }
 
 TEST(RobustOptimiseGpu, GpuProductsFollowTheCpuProducts) {
@@ -56,8 +61,9 @@ TEST(RobustOptimiseGpu, GpuProductsFollowTheCpuProducts) {
     gpu.push_back(std::make_unique<spmv::SpmvEngine>(m, on(Backend::Cuda)));
     ASSERT_EQ(gpu.back()->backend(), Backend::Cuda);
   }
-  const PlanObjective obj({targetObjective("PTV", test::range(0, rows / 2), 2.0, 1.0, 1.9, 10.0, 2.1, 10.0),
-                           organAtRiskObjective("OAR", test::range(rows / 3, rows), 1.0, 2.0, 0.5)});
+  const PlanObjective obj(
+      {targetObjective("PTV", test::range(0, rows / 2), 2.0, 1.0, 1.9, 10.0, 2.1, 10.0),
+       organAtRiskObjective("OAR", test::range(rows / 3, rows), 1.0, 2.0, 0.5)});
   RobustOptions ro;
   ro.optimiser.maxIterations = 12;  // a few in each of the three rounds
   ro.optimiser.relativeDecrease = 0;
@@ -80,7 +86,8 @@ TEST(RobustOptimiseGpu, ScenarioMatricesBuiltOnTheGpu) {
   so.combine = false;
   so.rangePercent = 3.5;
   const std::vector<robust::Scenario> all = robust::makeScenarios(so);
-  const std::vector<robust::Scenario> scenarios{all[0], all[1], all[2], all[3]};  // nominal, 2 range, 1 shift
+  const std::vector<robust::Scenario> scenarios{all[0], all[1], all[2],
+                                                all[3]};  // nominal, 2 range, 1 shift
   robust::ScenarioMatrixOptions cpuOptions, gpuOptions;
   cpuOptions.spmv.backend = Backend::Cpu;
   gpuOptions.spmv.backend = Backend::Cuda;
@@ -90,7 +97,8 @@ TEST(RobustOptimiseGpu, ScenarioMatricesBuiltOnTheGpu) {
   EXPECT_EQ(gpu.buildBackend, Backend::Cuda);
   EXPECT_EQ(gpu.spmvBackend, Backend::Cuda);
   EXPECT_TRUE(gpu.estimate.onDevice);
-  std::printf("built 4 scenario matrices: CPU %.0f ms, GPU %.0f ms\n", cpu.elapsedMs, gpu.elapsedMs);
+  std::printf("built 4 scenario matrices: CPU %.0f ms, GPU %.0f ms\n", cpu.elapsedMs,
+              gpu.elapsedMs);
   // design.md: the GPU build has the CPU's structure; a value may differ by one fp16 step.
   EXPECT_EQ(gpu.entries, cpu.entries);
   RobustOptions ro;
