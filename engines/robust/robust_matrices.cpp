@@ -135,6 +135,15 @@ ScenarioMatrixEstimate estimateScenarioMatrices(const proton::ProtonDoseRequest&
     }
   }
   computeBytes(e, options.spmv);
+  // Auto: products on the CPU rather than a refusal when only the GPU is too small (the
+  // estimate says what the build will do, so a caller's refuseIfTooBig agrees with the build).
+  if (options.spmv.backend == Backend::Auto && e.onDevice &&
+      !(e.deviceBytes <= e.deviceLimitBytes)) {
+    e.fallback = "the scenario matrices need " + gib(e.deviceBytes) + " of GPU memory, " +
+                 gib(e.deviceLimitBytes) + " free on " + e.device + ": the products run on the CPU";
+    e.onDevice = false;
+    e.deviceBytes = e.buildDeviceBytes = 0;
+  }
   return e;
 }
 
@@ -185,15 +194,10 @@ ScenarioMatrices buildScenarioMatrices(const proton::ProtonDoseRequest& plan,
   ScenarioMatrices out;
   out.scenarios = scenarios;
   ScenarioMatrixOptions opt = options;
-  ScenarioMatrixEstimate est = estimateScenarioMatrices(plan, scenarios.size(), opt);
-  // Auto: products on the CPU rather than a refusal when only the GPU is too small.
-  if (opt.spmv.backend == Backend::Auto && est.onDevice &&
-      !(est.deviceBytes <= est.deviceLimitBytes)) {
-    out.messages.push_back("the scenario matrices need " + gib(est.deviceBytes) +
-                           " of GPU memory, " + gib(est.deviceLimitBytes) + " free on " +
-                           est.device + ": the products run on the CPU");
+  const ScenarioMatrixEstimate est = estimateScenarioMatrices(plan, scenarios.size(), opt);
+  if (!est.fallback.empty()) {
+    out.messages.push_back(est.fallback);
     opt.spmv.backend = Backend::Cpu;
-    est = estimateScenarioMatrices(plan, scenarios.size(), opt);
   }
   refuseIfTooBig(est);
   out.estimate = est;

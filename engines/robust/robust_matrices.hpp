@@ -56,6 +56,9 @@ struct ScenarioMatrixEstimate {
   double doseSpacingMm = 0;         ///< the dose grid's largest spacing
   double hostBytes = 0, hostLimitBytes = 0;
   bool onDevice = false;  ///< the SpMV engines go to the GPU
+  /// Backend::Auto only: why the products go to the CPU although there is a GPU (the set does
+  /// not fit it); empty otherwise. buildScenarioMatrices does what the estimate says.
+  std::string fallback;
   double deviceBytes = 0, deviceLimitBytes = 0;
   std::string device;           ///< the GPU's name when onDevice
   double buildHostBytes = 0;    ///< one build's working memory (proton::workspaceBytes)

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/device.hpp"
+#include "core/error.hpp"
 #include "optimise/robust_optimise.hpp"
 #include "optimise_test_support.hpp"
 #include "robust/robust_matrices.hpp"
@@ -109,6 +110,35 @@ TEST(RobustOptimiseGpu, ScenarioMatricesBuiltOnTheGpu) {
   const RobustOptimiseResult a = optimiseRobust(cpu.engines(), p.objective, w0, ro);
   const RobustOptimiseResult b = optimiseRobust(gpu.engines(), p.objective, w0, ro);
   EXPECT_NEAR(b.objective, a.objective, 1e-4 * a.objective);
+}
+
+TEST(RobustOptimiseGpu, TooLittleGpuMemoryFallsBackUnderAutoAndIsRefusedUnderCuda) {
+  REQUIRE_GPU();
+  const test::RobustBoxProblem p = test::robustBoxProblem(12.0);
+  const std::vector<robust::Scenario> two{robust::makeScenarios()[0], robust::makeScenarios()[1]};
+  robust::ScenarioMatrixOptions o;
+  o.deviceLimitBytes = 1e6;  // a lowered limit: 1 MB of GPU memory
+  o.spmv.backend = Backend::Cuda;
+  const robust::ScenarioMatrixEstimate strict = robust::estimateScenarioMatrices(p.plan, 2, o);
+  EXPECT_TRUE(strict.onDevice);
+  std::string message;
+  try {
+    robust::refuseIfTooBig(strict);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::OutOfMemory);
+    message = e.message();
+  }
+  EXPECT_NE(message.find("of GPU memory"), std::string::npos) << message;
+  EXPECT_NE(message.find("or the CPU for the products"), std::string::npos) << message;
+  o.spmv.backend = Backend::Auto;
+  const robust::ScenarioMatrixEstimate fallback = robust::estimateScenarioMatrices(p.plan, 2, o);
+  EXPECT_FALSE(fallback.onDevice);
+  EXPECT_FALSE(fallback.fallback.empty());
+  EXPECT_NO_THROW(robust::refuseIfTooBig(fallback));
+  const robust::ScenarioMatrices set = robust::buildScenarioMatrices(p.plan, two, o);
+  EXPECT_EQ(set.spmvBackend, Backend::Cpu);
+  ASSERT_FALSE(set.messages.empty());
+  EXPECT_EQ(set.messages[0], fallback.fallback);
 }
 
 }  // namespace
