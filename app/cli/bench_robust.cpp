@@ -24,8 +24,8 @@
 
 namespace penumbra::cli {
 
-// ---- robust optimisation (issue 16, item 3): provided by bench_robust_optimise.cpp on the
-// robust-optimise branch; the lead wires it into benchRobust() on merge. Not called here.
+// Robust optimisation (issue 16, item 3), bench_robust_optimise.cpp: its rows follow the
+// evaluation's in `bench robust`.
 std::vector<BenchRow> benchRobustOptimise(int reps);
 
 namespace {
@@ -153,6 +153,7 @@ std::vector<BenchRow> benchRobust(int reps) {
     g.accuracy = ref > 0 ? 100 * maxAbsDiff(cuda.worstCase.dose, cpu.worstCase.dose) / ref : 0;
     g.accuracyWhat = "max |cuda-cpu| of the worst-case dose in % of its max";
   }
+  for (BenchRow& r : benchRobustOptimise(reps)) rows.push_back(std::move(r));
   return rows;
 }
 
