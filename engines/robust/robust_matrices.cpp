@@ -202,6 +202,10 @@ ScenarioMatrices buildScenarioMatrices(const proton::ProtonDoseRequest& plan,
   refuseIfTooBig(est);
   out.estimate = est;
 
+  // Built and multiplied on the GPU: each matrix stays there (no host copy, no host transpose).
+  out.deviceResident = !opt.keepHostMatrices && est.onDevice && opt.spmv.backend != Backend::Cpu &&
+                       opt.spmv.kernel == spmv::SpmvKernel::BinnedDelta16 &&
+                       selectBackend(plan.backend).backend == Backend::Cuda;
   // One scaled SPR per range value, shared by that value's shift scenarios.
   std::map<double, std::shared_ptr<const Volume<float>>> scaled;
   const std::size_t S = scenarios.size();
@@ -219,14 +223,15 @@ ScenarioMatrices buildScenarioMatrices(const proton::ProtonDoseRequest& plan,
     }
     proton::ProtonDoseRequest req = applyScenario(plan, s, spr);
     req.params.computeDoseMatrix = true;
+    req.params.doseMatrixOnDevice = out.deviceResident;
     ScenarioProgress sink(job, k, S);
     const JobControl sub{job.progress ? &sink : nullptr, job.cancel};
     proton::ProtonDoseResult built = proton::computeProtonDose(req, sub);
     out.buildBackend = built.backend;
     for (const std::string& m : built.messages) out.messages.push_back(s.name + ": " + m);
-    PENUMBRA_REQUIRE(built.matrix, Internal,
+    PENUMBRA_REQUIRE(built.matrix || built.deviceMatrix, Internal,
                      "scenario matrices: the proton engine returned no matrix");
-    const std::int64_t nnz = built.matrix->nnz();
+    const std::int64_t nnz = built.deviceMatrix ? built.deviceMatrix->nnz : built.matrix->nnz();
     out.entries.push_back(nnz);
     if (k == 0 && S > 1) {
       // Check again with the true size, before the other S - 1 are built.
@@ -236,8 +241,11 @@ ScenarioMatrices buildScenarioMatrices(const proton::ProtonDoseRequest& plan,
       computeBytes(measured, opt.spmv);
       refuseIfTooBig(measured);
     }
-    out.spmv.push_back(std::make_unique<spmv::SpmvEngine>(
-        std::move(static_cast<spmv::HalfCsr&>(*built.matrix)), opt.spmv, sub));
+    if (built.deviceMatrix)
+      out.spmv.push_back(std::make_unique<spmv::SpmvEngine>(std::move(*built.deviceMatrix), opt.spmv, sub));
+    else
+      out.spmv.push_back(std::make_unique<spmv::SpmvEngine>(
+          std::move(static_cast<spmv::HalfCsr&>(*built.matrix)), opt.spmv, sub));
     const spmv::SpmvEngine& e = *out.spmv.back();
     out.spmvBackend = e.backend();
     out.device = e.deviceName();

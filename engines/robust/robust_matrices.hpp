@@ -45,6 +45,11 @@ struct ScenarioMatrixOptions {
   /// 95 % of the GPU's free memory). Tests lower them to see the refusal.
   double hostLimitBytes = 0;
   double deviceLimitBytes = 0;
+  /// Keep every D_s in host memory too (ScenarioMatrices::spmv's matrix(p) then has entries).
+  /// Off (the default), a set whose matrices are built and multiplied on the GPU stays there:
+  /// each D_s goes from the proton engine's GPU build to its SpMV engine without crossing the
+  /// bus (spmv/device_half_csr.hpp; 2.6 s per hn-2field 2 mm matrix through the host).
+  bool keepHostMatrices = false;
 };
 
 /// What a scenario set will hold (the numbers of the memory rule above).
@@ -83,6 +88,7 @@ struct ScenarioMatrices {
 
   Backend buildBackend = Backend::Cpu;  ///< where the proton engine built the matrices
   Backend spmvBackend = Backend::Cpu;   ///< where the products run
+  bool deviceResident = false;          ///< the matrices never left the GPU (no host copies)
   std::string device;
   ScenarioMatrixEstimate estimate;    ///< the check before the first build
   std::vector<std::int64_t> entries;  ///< per scenario

@@ -98,6 +98,9 @@ TEST(RobustOptimiseGpu, ScenarioMatricesBuiltOnTheGpu) {
   EXPECT_EQ(gpu.buildBackend, Backend::Cuda);
   EXPECT_EQ(gpu.spmvBackend, Backend::Cuda);
   EXPECT_TRUE(gpu.estimate.onDevice);
+  EXPECT_TRUE(gpu.deviceResident) << "built and multiplied on the GPU, the matrices stay there";
+  EXPECT_FALSE(gpu.spmv[0]->hasHostMatrices());
+  EXPECT_FALSE(cpu.deviceResident);
   std::printf("built 4 scenario matrices: CPU %.0f ms, GPU %.0f ms\n", cpu.elapsedMs,
               gpu.elapsedMs);
   // design.md: the GPU build has the CPU's structure; a value may differ by one fp16 step.
