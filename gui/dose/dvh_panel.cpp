@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include <QAreaSeries>
 #include <QChart>
 #include <QChartView>
+#include <QCheckBox>
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -26,6 +28,7 @@
 #include "gui/model/dose_set_store.hpp"
 #include "gui/model/plan_model.hpp"
 #include "gui/model/plural.hpp"
+#include "gui/model/robustness_model.hpp"
 #include "gui/model/view_state.hpp"
 #include "gui/views/patient_tree.hpp"  // colorSwatch
 
@@ -108,6 +111,12 @@ DvhPanel::DvhPanel(ViewState* state, DvhStore* dvhs, PlanModel* plan, QWidget* p
   listLayout->addWidget(structures_, 3);
   listLayout->addWidget(new QLabel(tr("Dose sets")));
   listLayout->addWidget(doseSets_, 1);
+  bandsCheck_ = new QCheckBox(tr("Robustness bands"));
+  bandsCheck_->setObjectName("dvhBandsCheck");
+  bandsCheck_->setToolTip(tr("Each structure's DVH range over the error scenarios of the last robustness "
+                             "evaluation (Robustness dock), until the plan changes"));
+  bandsCheck_->setVisible(false);  // until a robustness model is set
+  listLayout->addWidget(bandsCheck_);
   listLayout->addWidget(status_);
 
   table_ = new QTableWidget(0, kStatColumns);
@@ -221,6 +230,7 @@ void DvhPanel::onItemChanged(QListWidgetItem* item) {
     if (!on) hidden_.append(name);
     // Toggling a structure hides or shows its curves without rebuilding the others.
     for (QLineSeries* s : series_.value(name)) s->setVisible(on);
+    if (QAreaSeries* b = bands_.value(name)) b->setVisible(on);
     refreshTable();
     emit refreshed();
   } else {
@@ -237,8 +247,10 @@ void DvhPanel::refresh() {
     delete s;
   }
   series_.clear();
+  bands_.clear();
   DoseSetStore* store = dvhs_->doseSets();
-  double maxGy = 0;
+  // Bands first: the chart draws later series on top, and the curves must stay readable.
+  double maxGy = addBands();
   int curves = 0, pending = 0;
   const auto& scene = state_->scene();
   for (int i = 0; scene && i < store->count(); ++i) {
@@ -423,6 +435,81 @@ void DvhPanel::refreshTable() {
 }
 
 QList<QLineSeries*> DvhPanel::series(const QString& structure) const { return series_.value(structure); }
+
+void DvhPanel::setRobustnessModel(RobustnessModel* model) {
+  if (robustness_) disconnect(robustness_, nullptr, this, nullptr);
+  robustness_ = model;
+  bandsCheck_->setVisible(model != nullptr);
+  if (model) {
+    connect(model, &RobustnessModel::bandsChanged, this, [this] {
+      const QSignalBlocker block(bandsCheck_);
+      bandsCheck_->setChecked(robustness_->bandsVisible());
+      bandsCheck_->setEnabled(robustness_->bands() != nullptr);
+      refresh();
+    });
+    connect(bandsCheck_, &QCheckBox::toggled, model, &RobustnessModel::setBandsVisible, Qt::UniqueConnection);
+    bandsCheck_->setChecked(model->bandsVisible());
+    bandsCheck_->setEnabled(model->bands() != nullptr);
+  }
+  refresh();
+}
+
+double DvhPanel::addBands() {
+  const auto result = robustness_ ? robustness_->bands() : nullptr;
+  const auto& scene = state_->scene();
+  if (!result || !robustness_->bandsVisible() || !scene) return 0;
+  double maxGy = 0;
+  for (const auto& s : result->structures) {
+    const std::size_t n = std::min(s.bandLowPercent.size(), s.bandHighPercent.size());
+    if (n == 0 || !(s.binWidthGy > 0)) continue;
+    const QString name = QString::fromStdString(s.name);
+    const Structure* st = scene->patient().structures.find(s.name);
+    const QColor colour = st ? QColor(st->color[0], st->color[1], st->color[2]) : QColor(Qt::black);
+    // The last bin any scenario reaches, and the points thinned as the curves are.
+    std::size_t last = n;
+    while (last > 1 && s.bandHighPercent[last - 1] <= 0) --last;
+    last = std::min(n, last + 1);
+    const std::size_t step = std::max<std::size_t>(1, last / kMaxPointsPerCurve);
+    auto* area = new QAreaSeries;
+    auto* upper = new QLineSeries(area);  // owned by the area: deleted with it
+    auto* lower = new QLineSeries(area);
+    QList<QPointF> hi, lo;
+    for (std::size_t k = 0; k < last; k += step) {
+      hi.append(QPointF(double(k) * s.binWidthGy, s.bandHighPercent[k]));
+      lo.append(QPointF(double(k) * s.binWidthGy, s.bandLowPercent[k]));
+    }
+    if ((last - 1) % step != 0) {
+      hi.append(QPointF(double(last - 1) * s.binWidthGy, s.bandHighPercent[last - 1]));
+      lo.append(QPointF(double(last - 1) * s.binWidthGy, s.bandLowPercent[last - 1]));
+    }
+    upper->replace(hi);
+    lower->replace(lo);
+    area->setUpperSeries(upper);
+    area->setLowerSeries(lower);
+    area->setName(tr("%1 band (%2)").arg(name, countOf(qsizetype(s.scenarios.size()), "scenario")));
+    QColor fill = colour;
+    fill.setAlpha(70);
+    QColor edge = colour;
+    edge.setAlpha(140);
+    area->setBrush(fill);
+    area->setPen(QPen(edge, 1));
+    chart_->addSeries(area);
+    area->attachAxis(axisX_);
+    area->attachAxis(axisY_);
+    area->setVisible(!hidden_.contains(name));
+    bands_.insert(name, area);
+    maxGy = std::max(maxGy, double(last - 1) * s.binWidthGy);
+  }
+  return maxGy;
+}
+
+QAreaSeries* DvhPanel::band(const QString& structure) const { return bands_.value(structure); }
+
+int DvhPanel::visibleBandCount() const {
+  int n = 0;
+  for (QAreaSeries* b : bands_) n += b->isVisible();
+  return n;
+}
 
 int DvhPanel::visibleSeriesCount() const {
   int n = 0;
