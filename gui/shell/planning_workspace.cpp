@@ -26,6 +26,7 @@
 #include "gui/model/plan_model.hpp"
 #include "gui/model/plural.hpp"
 #include "gui/model/profile_model.hpp"
+#include "gui/model/robustness_model.hpp"
 #include "gui/optimise/optimise_controller.hpp"
 #include "gui/optimise/optimise_panel.hpp"
 #include "gui/overlays/beam_display.hpp"
@@ -38,6 +39,8 @@
 #include "gui/plan/bev_panel.hpp"
 #include "gui/plan/live_dose_controller.hpp"
 #include "gui/plan/plan_controller.hpp"
+#include "gui/robust/robustness_controller.hpp"
+#include "gui/robust/robustness_panel.hpp"
 #include "gui/shell/main_window.hpp"
 #include "gui/shell/plan_file_actions.hpp"
 #include "gui/views/patient_tree.hpp"
@@ -59,7 +62,8 @@ PlanningWorkspace::PlanningWorkspace(QMainWindow* window, ViewState* state,
       optimiser_(new OptimiseController(state, plan_, store_, jobs_, controller_, this)),
       comparison_(new ComparisonModel(this)),
       compareController_(new CompareController(state, store_, jobs_, comparison_, this)),
-      profile_(new ProfileModel(this)) {
+      profile_(new ProfileModel(this)),
+      robustness_(new RobustnessModel(this)) {
   for (SliceView* v : views) {
     const SliceOrientation o = v->orientation();
     auto* wash = new DoseWashDisplay(v->renderer(), state, o, store_, settings_, plan_);
@@ -116,6 +120,7 @@ PlanningWorkspace::PlanningWorkspace(QMainWindow* window, ViewState* state,
   connect(dvhs_, &DvhStore::message, this, &PlanningWorkspace::message);
   connect(optimiser_, &OptimiseController::message, this, &PlanningWorkspace::message);
   connect(compareController_, &CompareController::message, this, &PlanningWorkspace::message);
+  connect(robustController_, &RobustnessController::message, this, &PlanningWorkspace::message);
   compareViews_ = new CompareViews(state, comparison_, store_, settings_, plan_, profile_);
   connect(store_, &DoseSetStore::currentDoseSetChanged, this, [this] {
     lastCursor_ = {-1e9, -1e9, -1e9};
@@ -190,8 +195,10 @@ void PlanningWorkspace::buildDocks(QMainWindow* window) {
   bevPanel_ = new BevPanel(plan_);
   jobPanel_ = new JobPanel(jobs_);
   dvhPanel_ = new DvhPanel(state_, dvhs_, plan_);
+  dvhPanel_->setRobustnessModel(robustness_);
   profilingPanel_ = new ProfilingPanel(store_);
   optimisePanel_ = new OptimisePanel(optimiser_, plan_, state_, [this] { return beamEditor_->doseOptions(); });
+  optimisePanel_->setRobustnessModel(robustness_);  // the robust option's scenarios
   QDockWidget* planDock = dock(tr("Plan"), "planDock", beamEditor_, true);
   QDockWidget* doseDock = dock(tr("Dose"), "doseDock", dosePanel_, true);
   QDockWidget* bevDock = dock(tr("Beam's eye view"), "bevDock", bevPanel_, false);
@@ -223,6 +230,15 @@ void PlanningWorkspace::buildDocks(QMainWindow* window) {
   });
   QDockWidget* compareDock = dock(tr("Compare"), "compareDock", comparePanel_, true);
   window->tabifyDockWidget(optimiseDock, compareDock);
+  // Robustness: the Plan dock's dose settings, the Optimise panel's objectives as limits, live
+  // refresh after each edit with live dose on a GPU.
+  robustController_ = new RobustnessController(
+      controller_, robustness_, [this] { return beamEditor_->doseOptions(); },
+      [this] { return optimisePanel_->rows(); }, this);
+  robustController_->setLiveDose(live_);
+  robustnessPanel_ = new RobustnessPanel(robustController_);
+  QDockWidget* robustnessDock = dock(tr("Robustness"), "robustnessDock", robustnessPanel_, true);
+  window->tabifyDockWidget(compareDock, robustnessDock);
   planDock->raise();
   if (auto* messages = window->findChild<QDockWidget*>("messagesDock"))
     window->splitDockWidget(messages, jobsDock, Qt::Vertical);
@@ -281,6 +297,15 @@ void PlanningWorkspace::buildMenu(QMainWindow* window) {
   backends->setObjectName("actionCompareBackends");
   backends->setToolTip(tr("Recompute the current dose on the other backend (CPU / CUDA) or ray-tracing variant "
                           "and compare the two doses"));
+  auto* robustness = menu->addAction(tr("&Robustness..."), this, [window] {
+    if (auto* d = window->findChild<QDockWidget*>("robustnessDock")) {
+      d->show();
+      d->raise();
+    }
+  });
+  robustness->setObjectName("actionRobustness");
+  robustness->setToolTip(tr("The plan under range and setup errors: table, DVH bands, worst-case dose "
+                            "(Robustness dock)"));
 }
 
 void PlanningWorkspace::addFileActions(QMenu* file, QAction* before) {
