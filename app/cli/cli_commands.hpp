@@ -16,5 +16,6 @@ int cmdMcml(Args args);  // cmd_mcml.cpp: MCML .mci -> .mco
 int cmdOptimise(Args args);  // cmd_optimise.cpp: spot-weight optimisation of a case
 int cmdCompare(Args args);  // cmd_compare.cpp: gamma index and dose difference of two doses
 int cmdDvh(Args args);  // cmd_dvh.cpp: DVHs of a structure set on an RT Dose
+int cmdRobust(Args args);  // cmd_robust.cpp: robustness evaluation under error scenarios
 
 }  // namespace penumbra::cli

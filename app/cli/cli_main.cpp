@@ -35,6 +35,11 @@ commands:
   optimise --case CASE.json (--out-case FILE.json | --in-place) [--prescription Gy]
            [--backend cpu|cuda|cuda-strict|auto] [--iterations N]
                                   spot-weight optimisation (projected L-BFGS on the SpMV engine)
+  robust (--case CASE.json | --phantom hn|box|water) [--range 3.5] [--setup 3]
+         [--scenarios 21|9|N] [--sphere N] [--backend cpu|cuda|cuda-strict|auto] [--csv FILE]
+         [--out-worst worst.mhd] [--out-spread spread.mhd]
+                                  robustness of a proton plan under range and setup errors: the
+                                  table of nominal, worst and best DVH values, worst-case dose
   mcml FILE.mci [--backend cpu|cuda|cuda-strict|auto] [--tally METHOD] [--packets N]
                                   MCML light transport: runs the .mci's runs, writes their .mco files
   compare REF EVAL [--dd 3] [--dta 3] [--local] [--cutoff 10] [--norm max|GY]
@@ -47,7 +52,8 @@ commands:
                                   DVH statistics (and curves as CSV) of a structure set on a dose
   bench [SUITE...] [--json FILE] [--reps N]
                                   run benchmarks and print one table; suites: import, bandwidth, proton,
-                                  spmv, mcml, optimise, dose-matrix, cccs, gamma, interactive
+                                  spmv, mcml, optimise, dose-matrix, cccs, gamma, interactive,
+                                  robust
                                   (default: all that this build supports)
 
 --backend cuda runs on the CPU, with a note saying so, when no GPU is usable; cuda-strict fails.
@@ -82,6 +88,7 @@ int main(int argc, char** argv) {
     if (cmd == "optimise") return cmdOptimise(args);
     if (cmd == "compare") return cmdCompare(args);
     if (cmd == "dvh") return cmdDvh(args);
+    if (cmd == "robust") return cmdRobust(args);
     if (cmd == "make-demo") return cmdMakeDemo(args);
     if (cmd == "-h" || cmd == "--help" || cmd == "help") {
       usage();

@@ -24,6 +24,8 @@ std::vector<BenchRow> benchCccs(int reps);      // bench_cccs.cpp (photon collap
 std::vector<BenchRow> benchInteractive(int cpuEdits);
 // bench_gamma.cpp; dir: also write the case as MetaImage (empty: do not)
 std::vector<BenchRow> benchGamma(int reps, const std::string& writeCaseDir);
+// bench_robust.cpp: hn-2field robustness evaluation, 21 scenarios, CUDA and CPU
+std::vector<BenchRow> benchRobust(int reps);
 
 namespace {
 
@@ -88,10 +90,12 @@ int cmdBench(Args args) {
       r = benchGamma(reps, gammaCaseDir);
     else if (s == "interactive")
       r = benchInteractive(reps);
+    else if (s == "robust")
+      r = benchRobust(reps);
     else {
       std::cerr << "penumbra-cli bench: unknown suite '" << s
                 << "' (bandwidth, import, proton, spmv, mcml, optimise, dose-matrix, cccs, gamma, "
-                   "interactive)\n";
+                   "interactive, robust)\n";
       return 2;
     }
     rows.insert(rows.end(), r.begin(), r.end());
