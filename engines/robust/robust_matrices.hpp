@@ -57,6 +57,8 @@ struct ScenarioMatrixEstimate {
   bool onDevice = false;             ///< the SpMV engines go to the GPU
   double deviceBytes = 0, deviceLimitBytes = 0;
   std::string device;                ///< the GPU's name when onDevice
+  double buildHostBytes = 0;         ///< one build's working memory (proton::workspaceBytes)
+  double buildDeviceBytes = 0;       ///< one GPU build's working arrays and CSR
   /// "21 scenario matrices (1.2e9 entries each): host 187 GiB (D+D^T 8.4 GiB each, ...)".
   std::string describe() const;
 };
