@@ -254,13 +254,16 @@ private slots:
       const QList<QPointF> hi = band->upperSeries()->points(), lo = band->lowerSeries()->points();
       QCOMPARE(hi.size(), lo.size());
       QVERIFY(hi.size() > 10);
-      bool wide = false;
+      double widest = 0;
       for (qsizetype k = 0; k < hi.size(); ++k) {
         QCOMPARE(hi[k].x(), lo[k].x());
         QVERIFY(hi[k].y() >= lo[k].y());
-        wide = wide || hi[k].y() > lo[k].y() + 1;
+        widest = std::max(widest, hi[k].y() - lo[k].y());
       }
-      QVERIFY2(wide, qPrintable(name + ": the scenarios should spread the DVH somewhere"));
+      // Range errors move the target's distal edge: its band is percents wide somewhere. The
+      // body (14 litres around a 250 cc target) changes by much less, but it changes.
+      qInfo("%s: band up to %.3g %% wide", qPrintable(name), widest);
+      QVERIFY2(widest > (s.kind == StructureKind::Target ? 1.0 : 0.0), qPrintable(name));
       // The nominal curve of the plan's dose set is still drawn over the band.
       QVERIFY(!dvh->series(name).isEmpty());
     }
@@ -391,6 +394,8 @@ private slots:
       shownRevisions.push_back(model->current()->planRevision);
       staleShown = staleShown || model->isStale();
     });
+    ws_->plan()->scaleWeights(1.0);  // an edit since the last evaluation: the table is stale
+    QVERIFY(model->isStale());
     live->setOn(true);
     QCOMPARE(find<QLabel>(panel_, "robustnessLiveLabel")->text(), QString("robustness: refreshed after each edit"));
     // The first evaluation follows the live dose without a click; an edit while it runs, and
