@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include <QRegularExpression>
 #include <QWidget>  // plan_controller.hpp's QPointer<QWidget>
 
 #include "gui/model/robustness_model.hpp"
@@ -85,6 +86,18 @@ robust::RobustnessRequest makeRobustnessRequest(const RobustnessInput& input, co
 QString scenarioLabel(const robust::RobustnessResult& result, int index) {
   if (index < 0 || index >= int(result.scenarios.size())) return QStringLiteral("#%1").arg(index);
   return QString::fromStdString(result.scenarios[std::size_t(index)].name);
+}
+
+QString compactScenarioLabel(const robust::RobustnessResult& result, int index) {
+  QString name = scenarioLabel(result, index);
+  // The engine's names: "range R%", "shift S mm A" (A: L, P or S), "shift S mm dir k/N" and
+  // "range R% shift ...". The short form keeps the numbers: "-3.5% L-3mm", "3mm dir 5/26".
+  static const QRegularExpression axisShift(QStringLiteral("shift ([+-][0-9.]+) mm ([LPS])"));
+  static const QRegularExpression sphereShift(QStringLiteral("shift ([0-9.]+) mm "));
+  name.replace(axisShift, QStringLiteral("\\2\\1mm"));
+  name.replace(sphereShift, QStringLiteral("\\1mm "));
+  name.replace(QStringLiteral("range "), QString());
+  return name;
 }
 
 }  // namespace penumbra::gui

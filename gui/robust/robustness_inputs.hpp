@@ -59,8 +59,11 @@ RobustnessInput makeRobustnessInput(std::shared_ptr<const Patient> patient, std:
 /// the engine's request. Checks `jc` for cancel between structures.
 robust::RobustnessRequest makeRobustnessRequest(const RobustnessInput& input, const JobControl& jc);
 
-/// The table's text for a row's worst scenario: the engine's name ("range +3.5% shift -3 mm L"),
-/// or "#k" when the index is out of range.
+/// A scenario's engine name ("range +3.5% shift -3 mm L"), or "#k" when the index is out of
+/// range.
 QString scenarioLabel(const robust::RobustnessResult& result, int index);
+/// The same, short enough for a narrow table column: "-3.5% L-3mm", "S+3mm", "+3.5%",
+/// "3mm dir 5/26", "nominal".
+QString compactScenarioLabel(const robust::RobustnessResult& result, int index);
 
 }  // namespace penumbra::gui

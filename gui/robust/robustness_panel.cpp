@@ -3,14 +3,14 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
-#include <QFormLayout>
-#include <QGroupBox>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QListWidget>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -28,14 +28,15 @@ enum DirectionChoice { kAxes = 0, kSphere = 1 };
 /// The sphere's default when the user switches to it (26: the axes, face and corner diagonals'
 /// count of a 3 x 3 x 3 cube, a common choice).
 constexpr int kDefaultSphere = 26;
+constexpr int kTableTab = 1;
 }  // namespace
 
 RobustnessPanel::RobustnessPanel(RobustnessController* controller, QWidget* parent)
     : QWidget(parent), controller_(controller) {
   setObjectName("robustnessPanel");
+  // Run and its state on top, always in sight; under them the scenario editor and the table as
+  // two tabs, so that the table keeps its rows in the right column's height at 1280 x 800.
   auto* layout = new QVBoxLayout(this);
-  layout->addWidget(buildEditor());
-
   run_ = makeButton(tr("Run"), "robustnessRunButton");
   run_->setToolTip(tr("Evaluate the plan under every scenario (GPU when present)"));
   cancel_ = makeButton(tr("Cancel"), "robustnessCancelButton");
@@ -53,6 +54,7 @@ RobustnessPanel::RobustnessPanel(RobustnessController* controller, QWidget* pare
   status_ = new QLabel;
   status_->setObjectName("robustnessStatusLabel");
   status_->setWordWrap(true);
+  status_->setVisible(false);
   layout->addWidget(status_);
   live_ = new QLabel;
   live_->setObjectName("robustnessLiveLabel");
@@ -60,26 +62,34 @@ RobustnessPanel::RobustnessPanel(RobustnessController* controller, QWidget* pare
   live_->setVisible(false);
   layout->addWidget(live_);
 
+  tabs_ = new QTabWidget;
+  tabs_->setObjectName("robustnessTabs");
+  tabs_->addTab(buildEditor(), tr("Scenarios"));
+  auto* results = new QWidget;
+  auto* resultsLayout = new QVBoxLayout(results);
+  resultsLayout->setContentsMargins(4, 4, 4, 4);
   summary_ = new QLabel(tr("No evaluation yet: press Run."));
   summary_->setObjectName("robustnessSummaryLabel");
   summary_->setWordWrap(true);
-  layout->addWidget(summary_);
+  resultsLayout->addWidget(summary_);
   table_ = makeRobustnessTable();
-  layout->addWidget(table_, 1);
-
-  worst_ = makeButton(tr("Add worst-case dose"), "robustnessWorstDoseButton");
+  resultsLayout->addWidget(table_, 1);
+  worst_ = makeButton(tr("Add worst case"), "robustnessWorstDoseButton");
   worst_->setToolTip(tr("A dose set of the voxel-wise worst case: the minimum over the scenarios inside the "
                         "targets, the maximum elsewhere"));
   spread_ = makeButton(tr("Add spread"), "robustnessSpreadDoseButton");
   spread_->setToolTip(tr("A dose set of the voxel-wise spread: maximum - minimum over the scenarios"));
+  bands_ = new QCheckBox(tr("DVH bands"));
+  bands_->setObjectName("robustnessBandsCheck");
+  bands_->setToolTip(tr("Each structure's DVH range over the scenarios, drawn in the DVH panel"));
+  bands_->setChecked(controller_->model()->bandsVisible());
   auto* doses = new QHBoxLayout;
   doses->addWidget(worst_, 1);
   doses->addWidget(spread_, 1);
-  layout->addLayout(doses);
-  bands_ = new QCheckBox(tr("DVH bands (range over the scenarios)"));
-  bands_->setObjectName("robustnessBandsCheck");
-  bands_->setChecked(controller_->model()->bandsVisible());
-  layout->addWidget(bands_);
+  doses->addWidget(bands_);
+  resultsLayout->addLayout(doses);
+  tabs_->addTab(results, tr("Table"));
+  layout->addWidget(tabs_, 1);
 
   connect(run_, &QPushButton::clicked, this, &RobustnessPanel::run);
   connect(cancel_, &QPushButton::clicked, controller_, &RobustnessController::cancel);
@@ -107,19 +117,26 @@ RobustnessPanel::RobustnessPanel(RobustnessController* controller, QWidget* pare
 }
 
 QWidget* RobustnessPanel::buildEditor() {
-  auto* box = new QGroupBox(tr("Scenarios"));
-  auto* form = new QFormLayout(box);
+  // Two controls a row: the dock shares the right column with the other panels.
+  auto* box = new QWidget;
+  auto* grid = new QGridLayout(box);
+  grid->setContentsMargins(4, 4, 4, 4);
+  grid->setHorizontalSpacing(6);
+  grid->setVerticalSpacing(4);
   const robust::ScenarioOptions defaults;
   range_ = makeDoubleSpinBox("robustnessRangeSpin", 0, 20, defaults.rangePercent, 0.5, 1, " %");
   range_->setToolTip(tr("Range error: every stopping-power ratio scaled by 1 +- this (0: no range scenarios)"));
   setup_ = makeDoubleSpinBox("robustnessSetupSpin", 0, 20, defaults.setupMm, 0.5, 1, " mm");
   setup_->setToolTip(tr("Setup error: every isocentre shifted by this distance (0: no shift scenarios)"));
-  form->addRow(tr("Range error"), range_);
-  form->addRow(tr("Setup error"), setup_);
+  grid->addWidget(new QLabel(tr("Range ±")), 0, 0);
+  grid->addWidget(range_, 0, 1);
+  grid->addWidget(new QLabel(tr("Setup ±")), 0, 2);
+  grid->addWidget(setup_, 0, 3);
   directions_ = new QComboBox;
   directions_->setObjectName("robustnessDirectionsCombo");
-  directions_->addItem(tr("Axes (+-L, +-P, +-S)"), kAxes);
-  directions_->addItem(tr("Sphere"), kSphere);
+  directions_->addItem(tr("±L, ±P, ±S"), kAxes);
+  directions_->addItem(tr("sphere"), kSphere);
+  directions_->setToolTip(tr("Setup shifts along the patient axes (6), or N directions spread evenly on a sphere"));
   sphere_ = new QSpinBox;
   sphere_->setObjectName("robustnessSphereSpin");
   sphere_->setRange(1, 1000);
@@ -127,31 +144,33 @@ QWidget* RobustnessPanel::buildEditor() {
   sphere_->setSuffix(tr(" dir."));
   sphere_->setKeyboardTracking(false);
   sphere_->setToolTip(tr("Shift directions spread evenly on the sphere"));
-  auto* dirs = new QHBoxLayout;
-  dirs->addWidget(directions_, 1);
-  dirs->addWidget(sphere_);
-  form->addRow(tr("Shifts"), dirs);
-  combine_ = new QCheckBox(tr("Combine range and setup errors"));
+  grid->addWidget(new QLabel(tr("Shifts")), 1, 0);
+  grid->addWidget(directions_, 1, 1);
+  grid->addWidget(sphere_, 1, 2, 1, 2);
+  combine_ = new QCheckBox(tr("Combine"));
   combine_->setObjectName("robustnessCombineCheck");
   combine_->setToolTip(tr("On: every range error with every shift (3 x 7 = 21 by default); off: each alone "
                           "(1 + 2 + 6 = 9)"));
-  form->addRow(combine_);
   grid_ = makeDoubleSpinBox("robustnessGridSpin", 0, 20, 0, 1, 1, " mm");
-  grid_->setSpecialValueText(tr("as the plan"));
-  grid_->setToolTip(tr("Dose grid of the evaluation; a coarser grid is faster (\"as the plan\": the Plan dock's)"));
-  form->addRow(tr("Dose grid"), grid_);
+  grid_->setSpecialValueText(tr("as plan"));
+  grid_->setToolTip(tr("Dose grid of the evaluation; a coarser grid is faster (\"as plan\": the Plan dock's)"));
+  grid->addWidget(combine_, 2, 0, 1, 2);
+  grid->addWidget(new QLabel(tr("Grid")), 2, 2);
+  grid->addWidget(grid_, 2, 3);
   count_ = new QLabel;
   count_->setObjectName("robustnessScenarioCountLabel");
-  form->addRow(count_);
+  grid->addWidget(count_, 3, 0, 1, 4);
   scenarios_ = new QListWidget;
   scenarios_->setObjectName("robustnessScenarioList");
   scenarios_->setToolTip(tr("The scenarios that will run, the nominal first"));
   scenarios_->setMinimumHeight(60);
-  scenarios_->setMaximumHeight(110);
-  form->addRow(scenarios_);
+  grid->addWidget(scenarios_, 4, 0, 1, 4);
+  grid->setRowStretch(4, 1);
+  grid->setColumnStretch(1, 1);
+  grid->setColumnStretch(3, 1);
 
-  for (QDoubleSpinBox* s : {range_, setup_, grid_})
-    connect(s, &QDoubleSpinBox::valueChanged, this, &RobustnessPanel::onEdited);
+  for (QDoubleSpinBox* sb : {range_, setup_, grid_})
+    connect(sb, &QDoubleSpinBox::valueChanged, this, &RobustnessPanel::onEdited);
   connect(sphere_, &QSpinBox::valueChanged, this, &RobustnessPanel::onEdited);
   connect(directions_, &QComboBox::currentIndexChanged, this, &RobustnessPanel::onEdited);
   connect(combine_, &QCheckBox::toggled, this, &RobustnessPanel::onEdited);
@@ -221,6 +240,7 @@ void RobustnessPanel::onStarted(Job* job) {
 
 void RobustnessPanel::onFinished(bool ok, const QString& message) {
   progress_->setValue(ok ? 1000 : 0);
+  if (ok) tabs_->setCurrentIndex(kTableTab);
   setStatus(ok ? QString() : message, !ok);
   updateButtons();
 }

@@ -6,7 +6,8 @@
 ///    the scenarios that will run;
 ///  - Run / Cancel with a progress bar (RobustnessController: one job), the run's summary or
 ///    why there is none, and the live refresh's state ("robustnessLiveLabel");
-///  - the robustness table (robustness_table.hpp) and its time and scenario count;
+///  - the robustness table (robustness_table.hpp) and its time and scenario count, on a second
+///    tab (shown after each run) so that its rows fit the right column's height;
 ///  - "Add worst-case dose" and "Add spread" (dose sets the views, the DVH and the Compare
 ///    workspace can show) and the DVH bands' toggle (drawn by the DVH panel).
 /// The settings go to the RobustnessModel, where the Optimise panel's robust option reads them.
@@ -20,6 +21,7 @@ class QListWidget;
 class QProgressBar;
 class QPushButton;
 class QSpinBox;
+class QTabWidget;
 class QTableWidget;
 
 namespace penumbra::gui {
@@ -70,6 +72,7 @@ private:
   QProgressBar* progress_ = nullptr;
   QLabel* status_ = nullptr;
   QLabel* live_ = nullptr;
+  QTabWidget* tabs_ = nullptr;
   QLabel* summary_ = nullptr;
   QTableWidget* table_ = nullptr;
   QPushButton* worst_ = nullptr;

@@ -38,13 +38,16 @@ QTableWidget* makeRobustnessTable() {
   auto* t = new QTableWidget(0, kRobColumns);
   t->setObjectName("robustnessTable");
   t->setHorizontalHeaderLabels({QObject::tr("Structure"), QObject::tr("Metric"), QObject::tr("Nominal"),
-                                QObject::tr("Worst"), QObject::tr("Best"), QObject::tr("Worst scenario"),
+                                QObject::tr("Worst"), QObject::tr("Best"), QObject::tr("Scenario"),
                                 QObject::tr("Limit")});
   t->horizontalHeaderItem(kRobNominal)->setToolTip(QObject::tr("The plan's value without errors [Gy]"));
   t->horizontalHeaderItem(kRobWorst)->setToolTip(
       QObject::tr("The lowest value over the scenarios for a target's D98 / D95 / Dmean, the highest for the "
                   "other structures' D2 / Dmax / Dmean [Gy]"));
   t->horizontalHeaderItem(kRobBest)->setToolTip(QObject::tr("The other end of the range over the scenarios [Gy]"));
+  t->horizontalHeaderItem(kRobScenario)->setToolTip(
+      QObject::tr("The scenario that gave the worst value (the Worst column): range error [%], setup shift [mm] and its direction "
+                  "(L, P, S: along a patient axis, \"-3.5% L-3mm\"; dir k/N: on the sphere)"));
   t->horizontalHeaderItem(kRobLimit)->setToolTip(
       QObject::tr("From the Optimise panel's objectives: a target's highest min-dose level (95 % of the "
                   "prescription without one), another structure's lowest max-dose level [Gy]"));
@@ -57,7 +60,7 @@ QTableWidget* makeRobustnessTable() {
   // The scenario's name is the long one: it takes the room that is left, elided at its end.
   t->horizontalHeader()->setSectionResizeMode(kRobScenario, QHeaderView::Stretch);
   t->setTextElideMode(Qt::ElideRight);
-  t->setMinimumHeight(180);
+  t->setMinimumHeight(120);
   return t;
 }
 
@@ -74,9 +77,9 @@ void fillRobustnessTable(QTableWidget* t, const robust::RobustnessResult* r, boo
     t->setItem(i, kRobNominal, numberItem(row.nominalGy));
     t->setItem(i, kRobWorst, numberItem(row.worstGy));
     t->setItem(i, kRobBest, numberItem(row.bestGy));
-    auto* scenario = textItem(scenarioLabel(*r, row.worstScenario));
+    auto* scenario = textItem(compactScenarioLabel(*r, row.worstScenario));
     scenario->setData(Qt::UserRole, row.worstScenario);
-    scenario->setToolTip(scenario->text());
+    scenario->setToolTip(scenarioLabel(*r, row.worstScenario));
     t->setItem(i, kRobScenario, scenario);
     t->setItem(i, kRobLimit, numberItem(row.limitGy));
     if (row.violated) {
@@ -84,7 +87,7 @@ void fillRobustnessTable(QTableWidget* t, const robust::RobustnessResult* r, boo
                               .arg(name->text(), QString::fromStdString(row.metric))
                               .arg(row.worstGy, 0, 'f', 2)
                               .arg(row.limitGy, 0, 'f', 2)
-                              .arg(scenario->text());
+                              .arg(scenarioLabel(*r, row.worstScenario));
       for (int c = 0; c < kRobColumns; ++c) t->item(i, c)->setToolTip(why);
       QFont bold = t->item(i, kRobWorst)->font();
       bold.setBold(true);

@@ -4,6 +4,7 @@
 // DVH dock (bands around the curves) raised at the bottom, so that --screenshot shows both.
 #include <cstdio>
 
+#include <QAction>
 #include <QCoreApplication>
 #include <QDockWidget>
 #include <QTableWidget>
@@ -24,11 +25,12 @@ void BatchRunner::runRobustness(std::function<void()> then) {
   RobustnessSettings settings = panel->settings();
   settings.doseGridMm = options_.robustnessGridMm;
   panel->setSettings(settings);
-  for (const char* name : {"robustnessDock", "dvhDock"})
-    if (auto* dock = window_->findChild<QDockWidget*>(name)) {
-      dock->show();
-      dock->raise();
-    }
+  // As Plan > Robustness... does it (the right column widened for the table), and the DVH.
+  if (auto* action = window_->findChild<QAction*>("actionRobustness")) action->trigger();
+  if (auto* dock = window_->findChild<QDockWidget*>("dvhDock")) {
+    dock->show();
+    dock->raise();
+  }
   auto* once = new QObject(this);  // this run's connection only
   connect(ws->robustnessController(), &RobustnessController::finished, once,
           [this, panel, once, then](bool ok, const QString& message) {

@@ -1,5 +1,7 @@
 #include "gui/shell/planning_workspace.hpp"
 
+#include <algorithm>
+
 #include <QAction>
 #include <QDockWidget>
 #include <QFontMetrics>
@@ -48,6 +50,13 @@
 #include "gui/views/view3d.hpp"
 
 namespace penumbra::gui {
+
+namespace {
+/// The right column's width while the Robustness dock is raised from the menu, and the
+/// beam's-eye view's height under it [px].
+constexpr int kRobustnessDockWidth = 440;
+constexpr int kBevHeightBesideRobustness = 200;
+}  // namespace
 
 PlanningWorkspace::PlanningWorkspace(QMainWindow* window, ViewState* state,
                                      std::array<SliceView*, 3> views, View3D* view3d)
@@ -237,7 +246,9 @@ void PlanningWorkspace::buildDocks(QMainWindow* window) {
       [this] { return optimisePanel_->rows(); }, this);
   robustController_->setLiveDose(live_);
   robustnessPanel_ = new RobustnessPanel(robustController_);
-  QDockWidget* robustnessDock = dock(tr("Robustness"), "robustnessDock", robustnessPanel_, true);
+  // Not scrolled: its table scrolls itself, and its minimum height (about 270 px: Run, the tabs)
+  // keeps a 1280 x 800 window at its size with the beam's-eye view under it.
+  QDockWidget* robustnessDock = dock(tr("Robustness"), "robustnessDock", robustnessPanel_, false);
   window->tabifyDockWidget(compareDock, robustnessDock);
   planDock->raise();
   if (auto* messages = window->findChild<QDockWidget*>("messagesDock"))
@@ -301,6 +312,16 @@ void PlanningWorkspace::buildMenu(QMainWindow* window) {
     if (auto* d = window->findChild<QDockWidget*>("robustnessDock")) {
       d->show();
       d->raise();
+      if (d->isFloating()) return;
+      // Its table (seven columns) needs a wider right column than the plan editor does, and
+      // rows in sight: the beam's-eye view under it gives up height (the user may drag back).
+      if (d->width() < kRobustnessDockWidth) window->resizeDocks({d}, {kRobustnessDockWidth}, Qt::Horizontal);
+      auto* bev = window->findChild<QDockWidget*>("bevDock");
+      if (bev && bev->isVisible() && !bev->isFloating()) {
+        const int total = d->height() + bev->height();
+        const int bevHeight = std::max(bev->minimumSizeHint().height(), kBevHeightBesideRobustness);
+        if (bev->height() > bevHeight) window->resizeDocks({d, bev}, {total - bevHeight, bevHeight}, Qt::Vertical);
+      }
     }
   });
   robustness->setObjectName("actionRobustness");
