@@ -49,9 +49,12 @@ std::string targetD95(const robust::RobustnessResult& r) {
 /// The row of a stage profile of the evaluation (robust_reduce, robust_finish), if present.
 void addStageRows(std::vector<BenchRow>& rows, const std::string& caseName,
                   const robust::RobustnessResult& r) {
-  for (const KernelProfile& p : r.profiles)
-    if (p.kernel == "robust_reduce" || p.kernel == "robust_finish")
-      rows.push_back({"robust", caseName, p, "", p.variant + ", one run, all scenarios"});
+  for (KernelProfile p : r.profiles) {
+    if (p.kernel != "robust_reduce" && p.kernel != "robust_finish") continue;
+    const std::string what = p.variant;
+    p.variant = p.kernel == "robust_reduce" ? "all scenarios" : "after the last";
+    rows.push_back({"robust", caseName, p, "", what + "; one run"});
+  }
 }
 
 robust::RobustnessRequest hnRequest(double spacingMm, Backend backend) {

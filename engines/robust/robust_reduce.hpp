@@ -58,12 +58,14 @@ public:
   ScenarioReducer(const ScenarioReducer&) = delete;
   ScenarioReducer& operator=(const ScenarioReducer&) = delete;
 
-  /// Allocates the voxel-wise volumes (done by the first add() when not called before; the
-  /// evaluation calls it while the GPU computes the nominal dose).
-  void allocate();
+  /// Makes the structures' mask runs and allocates the voxel-wise volumes (done by the first
+  /// add() when not called before; the evaluation calls it on the reducing thread while the
+  /// engine computes the nominal dose).
+  void prepare();
   /// Reduces the dose of scenario `k` (Gy as computed; doseScale is applied here). The first
   /// call must be the nominal's (k = 0): it fixes the bin width, and its dose is kept (scaled,
-  /// moved out of `dose`) as the result's nominal dose. Throws CancelledError on cancel.
+  /// moved out of `dose`) as the result's nominal dose; the next two doses' memory is kept
+  /// for the worst case and the spread. Throws CancelledError on cancel.
   void add(int k, Volume<float>&& dose, const JobControl& job);
   /// The voxel-wise volumes (nominal, minimum, maximum, mean, worst case, spread) and the
   /// per-structure DVHs and bands, into `out` (its scenarios and structures' names set by the

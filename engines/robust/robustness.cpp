@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <deque>
 #include <exception>
+#include <future>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -121,7 +122,7 @@ private:
   };
   void run() {
     try {
-      reducer_.allocate();  // while the engine computes the nominal
+      reducer_.prepare();  // while the engine computes the nominal
       for (;;) {
         Item item;
         {
@@ -219,15 +220,19 @@ RobustnessEstimate workspaceBytes(const RobustnessRequest& request) {
   const Grid grid = doseGridOf(request.plan);
   const double n = double(grid.voxelCount()), inputVoxels = double(inputGrid(request.plan).voxelCount());
   const std::vector<Scenario> list = resolveScenarios(request.scenarios);
-  const bool ranges = std::any_of(list.begin(), list.end(),
-                                  [](const Scenario& s) { return s.rangeErrorPercent != 0; });
   const double threads = double(resolveThreads(request.plan.params.cpuThreads));
   const double S = double(request.structures.size()), K = double(list.size());
   const bool cpu = request.plan.backend == Backend::Cpu;
   // Kept: nominal, minimum, maximum, sum (becomes the mean), worst case, spread. In flight
   // beyond the engine's output: one dose queued, one being reduced.
   const double kept = 6 * 4 * n, inFlight = 2 * 4 * n;
-  const double spr = ranges ? 4 * inputVoxels : 0;
+  // One scaled SPR per range value, all made while the nominal group runs.
+  std::vector<double> rangeValues;
+  for (const Scenario& sc : list)
+    if (sc.rangeErrorPercent != 0 &&
+        std::find(rangeValues.begin(), rangeValues.end(), sc.rangeErrorPercent) == rangeValues.end())
+      rangeValues.push_back(sc.rangeErrorPercent);
+  const double spr = double(rangeValues.size()) * 4 * inputVoxels;
   // Mask runs (12 B each; two per row is generous for anatomy), default-width histograms per
   // thread (4-byte counts) and per scenario (8-byte counts).
   const double rows = double(grid.dims[1]) * double(grid.dims[2]);
@@ -239,7 +244,8 @@ RobustnessEstimate workspaceBytes(const RobustnessRequest& request) {
   e.deviceBytes = cpu ? 0 : engine.deviceBytes;
   std::ostringstream s;
   s << list.size() << " scenarios; host: 6 result volumes " << formatBytes(kept)
-    << ", 2 scenario doses in flight " << formatBytes(inFlight) << ", scaled SPR "
+    << ", 2 scenario doses in flight " << formatBytes(inFlight) << ", " << rangeValues.size()
+    << " scaled SPR "
     << formatBytes(spr) << ", mask runs and histograms " << formatBytes(tables)
     << ", proton engine " << formatBytes(engineHost) << "; engine per scenario: "
     << engine.breakdown;
@@ -262,12 +268,30 @@ RobustnessResult evaluateRobustness(const RobustnessRequest& request, const JobC
   detail::ScenarioReducer reducer(grid, request.structures, n, request.binWidthGy,
                                   request.doseScale, threads);
   std::vector<double> computeMs(std::size_t(n), 0.0), reduceMs(std::size_t(n), 0.0);
-  double sprMs = 0;
+  double sprMs = 0;  // summed over the helper threads
+  std::mutex sprMutex;
   std::set<std::string> seenMessages;
   {
     // One dose queued at most: the engine is the slower stage on both backends (a GPU scenario
     // dose takes several ms, its reduction a few), so a deeper queue would only hold memory.
     ReducerThread reducing(reducer, JobControl{nullptr, job.cancel}, 1, reduceMs);
+    // The scaled SPR of every range value is made on helper threads from the start, while the
+    // engine computes the nominal group; each is let go when its group is done.
+    std::vector<double> rangeValues;
+    std::vector<std::future<std::shared_ptr<const Volume<float>>>> pending;
+    for (int k : order) {
+      const double r = result.scenarios[std::size_t(k)].rangeErrorPercent;
+      if (r == 0 || std::find(rangeValues.begin(), rangeValues.end(), r) != rangeValues.end())
+        continue;
+      rangeValues.push_back(r);
+      pending.push_back(std::async(std::launch::async, [&request, r, &sprMs, &sprMutex] {
+        const auto t0 = std::chrono::steady_clock::now();
+        std::shared_ptr<const Volume<float>> v = scaledStoppingPower(request.plan, r);
+        std::lock_guard<std::mutex> lock(sprMutex);
+        sprMs += msSince(t0);
+        return v;
+      }));
+    }
     std::shared_ptr<const Volume<float>> scaled;
     double scaledFor = 0;
     for (int i = 0; i < n; ++i) {
@@ -275,11 +299,11 @@ RobustnessResult evaluateRobustness(const RobustnessRequest& request, const JobC
       reducing.rethrowIfFailed();
       const Scenario& s = result.scenarios[std::size_t(order[std::size_t(i)])];
       if (s.rangeErrorPercent != 0 && (!scaled || scaledFor != s.rangeErrorPercent)) {
-        scaled = nullptr;  // the previous group's volume goes before the next is made
-        const auto t0 = std::chrono::steady_clock::now();
-        scaled = scaledStoppingPower(request.plan, s.rangeErrorPercent);
+        scaled = nullptr;  // the previous group's volume goes before the next is taken
+        const std::size_t g = std::size_t(
+            std::find(rangeValues.begin(), rangeValues.end(), s.rangeErrorPercent) - rangeValues.begin());
+        scaled = pending[g].get();
         scaledFor = s.rangeErrorPercent;
-        sprMs += msSince(t0);
       }
       SubRangeProgress progress(job, double(i) / n, double(i + 1) / n,
                                 "robustness: scenario " + std::to_string(i + 1) + " of " +
@@ -319,7 +343,7 @@ RobustnessResult evaluateRobustness(const RobustnessRequest& request, const JobC
     computeTotal += computeMs[k];
     reduceTotal += reduceMs[k];
   }
-  result.profiles.push_back(hostStageProfile("robust_scaled_spr", "one per range value", sprMs));
+  result.profiles.push_back(hostStageProfile("robust_scaled_spr", "one per range value, overlapped", sprMs));
   result.profiles.push_back(
       hostStageProfile("robust_scenario_doses", std::to_string(n) + " proton doses", computeTotal));
   result.profiles.push_back(cpuProfile("robust_reduce", "min/max/sum + mask histograms (overlapped)",
