@@ -56,10 +56,16 @@ constexpr Usage kUsages[] = {
     {"optimise",
      "usage: penumbra-cli optimise --case FILE.json (--out-case FILE.json | --in-place)\n"
      "                             [--prescription Gy] [--backend B] [--iterations N]\n"
+     "                             [--robust cowc|expected [--range 3.5] [--setup 3] [--scenarios N]]\n"
      "  writes the optimised weights to --out-case; --in-place overwrites the input case\n"
      "  objectives: the case's (saved by the GUI's Optimise panel, by structure name), else\n"
      "  defaults from the structure kinds and the prescription; --iterations (default: the\n"
      "  case's, else 200) overrides the case's\n"
+     "  --robust: optimise under range (+-% of the stopping power) and setup (+-mm) error\n"
+     "  scenarios, one dose matrix each: cowc minimises the worst scenario's objective, expected\n"
+     "  their mean; --scenarios 21 (range x setup, default) or 9 (range, then setup), another N\n"
+     "  spreads the shifts on a sphere. Prints the target D95 of the nominal and the robust plan\n"
+     "  in every scenario; writes the robust plan\n"
      PENUMBRA_BACKEND_HELP},
     {"robust",
      "usage: penumbra-cli robust (--case CASE.json | --phantom hn|box|water) [--range %]\n"

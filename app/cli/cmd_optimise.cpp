@@ -16,6 +16,7 @@
 
 #include "cli_commands.hpp"
 #include "core/error.hpp"
+#include "optimise_robust.hpp"
 
 #if defined(PENUMBRA_HAVE_DICOM) && defined(PENUMBRA_HAVE_CASE_FILES)
 #define PENUMBRA_CLI_CASES 1
@@ -133,7 +134,8 @@ std::vector<optimise::StructureObjective> defaultObjectives(const Patient& patie
 }
 
 int optimiseCase(const std::string& caseFile, double rx, std::optional<Backend> backendOpt,
-                 std::optional<int> iterationsOpt, std::string outCase) {
+                 std::optional<int> iterationsOpt, std::string outCase,
+                 const std::optional<RobustCliOptions>& robustOpt) {
   const auto t0 = Clock::now();
   io::CaseFile c = io::readCaseFile(caseFile);
   const std::string folder = io::resolveCasePath(caseFile, c.data.dicomFolder);
@@ -171,11 +173,18 @@ int optimiseCase(const std::string& caseFile, double rx, std::optional<Backend> 
   std::printf("case %s: dose grid %dx%dx%d of %.2f mm, %zu beams, %zu spots\n", caseFile.c_str(),
               req.doseGrid.dims[0], req.doseGrid.dims[1], req.doseGrid.dims[2],
               req.doseGrid.spacing.x, req.beams.size(), proton::totalSpotCount(req.beams));
-  proton::ProtonDoseResult built = proton::computeProtonDose(req);
-  for (const auto& m : built.messages) std::printf("note: %s\n", m.c_str());
-  std::printf("dose matrix: %lld x %lld, %lld non-zeros (fp16, cut-off %.0e), %.1f s\n",
-              (long long)built.matrix->rows, (long long)built.matrix->cols,
-              (long long)built.matrix->nnz(), built.matrix->relativeCutoff, built.elapsedMs / 1000);
+  // Robust: one matrix per scenario (the nominal among them) instead of the one matrix.
+  std::optional<proton::ProtonDoseResult> built;
+  robust::ScenarioMatrices scenarioSet;
+  if (robustOpt) {
+    scenarioSet = buildRobustMatrices(req, robustScenarioSet(robustOpt->scenarios, robustOpt->count));
+  } else {
+    built = proton::computeProtonDose(req);
+    for (const auto& m : built->messages) std::printf("note: %s\n", m.c_str());
+    std::printf("dose matrix: %lld x %lld, %lld non-zeros (fp16, cut-off %.0e), %.1f s\n",
+                (long long)built->matrix->rows, (long long)built->matrix->cols,
+                (long long)built->matrix->nnz(), built->matrix->relativeCutoff, built->elapsedMs / 1000);
+  }
 
   const std::vector<std::int64_t> targetVoxels = voxelsOnDoseGrid(target->mask, req.doseGrid);
   std::vector<optimise::StructureObjective> terms;
@@ -192,22 +201,28 @@ int optimiseCase(const std::string& caseFile, double rx, std::optional<Backend> 
       std::printf("  objective %-24s %-5s %6.3f Gy  weight %5.1f  (%zu voxels)\n", s.name.c_str(),
                   optimise::toString(t.type), t.levelGy, t.weight, s.voxels.size());
 
-  spmv::SpmvOptions spmvOptions;
-  spmvOptions.backend = backend;
-  const spmv::SpmvEngine engine(std::move(static_cast<spmv::HalfCsr&>(*built.matrix)), spmvOptions);
-  if (!engine.message().empty()) std::printf("note: %s\n", engine.message().c_str());
   optimise::OptimiserOptions options;
   options.maxIterations = iterations;
-  const optimise::OptimiseResult res = optimise::optimiseSpotWeights(
-      engine, optimise::PlanObjective(terms), optimise::planWeights(c.beams), options, {},
-      [](const optimise::IterationRecord& r) {
-        std::printf("  iter %4d  f %.6e  |pg| %.3e  step %.3g  %.3f s\n", r.iteration, r.objective,
-                    r.projectedGradientNorm, r.step, r.elapsedSeconds);
-      });
-  std::printf("optimiser: %s (%s) after %d iterations, %.2f s, %.1f iterations/s on %s (%s)\n",
-              optimise::toString(res.state), res.stopReason.c_str(), res.iterations,
-              res.elapsedSeconds, res.iterationsPerSecond, toString(res.backend),
-              res.device.c_str());
+  optimise::OptimiseResult res;
+  if (robustOpt) {
+    res = optimiseNominalAndRobust(scenarioSet, optimise::PlanObjective(terms), optimise::planWeights(c.beams),
+                                   targetVoxels, robustOpt->mode, options);
+  } else {
+    spmv::SpmvOptions spmvOptions;
+    spmvOptions.backend = backend;
+    const spmv::SpmvEngine engine(std::move(static_cast<spmv::HalfCsr&>(*built->matrix)), spmvOptions);
+    if (!engine.message().empty()) std::printf("note: %s\n", engine.message().c_str());
+    res = optimise::optimiseSpotWeights(
+        engine, optimise::PlanObjective(terms), optimise::planWeights(c.beams), options, {},
+        [](const optimise::IterationRecord& r) {
+          std::printf("  iter %4d  f %.6e  |pg| %.3e  step %.3g  %.3f s\n", r.iteration, r.objective,
+                      r.projectedGradientNorm, r.step, r.elapsedSeconds);
+        });
+    std::printf("optimiser: %s (%s) after %d iterations, %.2f s, %.1f iterations/s on %s (%s)\n",
+                optimise::toString(res.state), res.stopReason.c_str(), res.iterations,
+                res.elapsedSeconds, res.iterationsPerSecond, toString(res.backend),
+                res.device.c_str());
+  }
 
   optimise::setPlanWeights(c.beams, res.weights);
   req.beams = c.beams;
@@ -249,6 +264,9 @@ int cmdOptimise(Args args) {
   const std::string iterationsText = options.text("--iterations");  // absent: the case's, else 200
   const std::string outCase = options.text("--out-case");
   const bool inPlace = options.flag("--in-place");
+  const std::string robustMode = options.text("--robust");  // absent: nominal optimisation
+  const std::string rangeText = options.text("--range"), setupText = options.text("--setup");
+  const std::string scenarioCount = options.text("--scenarios");
   if (!options.allTaken(usageOf("optimise"))) return 2;
   if (caseFile.empty()) {
     std::cerr << usageOf("optimise");
@@ -270,10 +288,24 @@ int cmdOptimise(Args args) {
   if (!backend.empty()) chosen = parseBackendOption(backend);
   std::optional<int> iterations;
   if (!iterationsText.empty()) iterations = parseOptionInteger(iterationsText, "--iterations");
+  std::optional<RobustCliOptions> robustChoice;
+  if (!robustMode.empty()) {
+    RobustCliOptions robustOptions;
+    robustOptions.mode = optimise::parseRobustMode(robustMode);
+    if (!rangeText.empty()) robustOptions.scenarios.rangePercent = parseOptionNumber(rangeText, "--range");
+    if (!setupText.empty()) robustOptions.scenarios.setupMm = parseOptionNumber(setupText, "--setup");
+    if (!scenarioCount.empty()) robustOptions.count = parseOptionInteger(scenarioCount, "--scenarios");
+    robustScenarioSet(robustOptions.scenarios, robustOptions.count);  // checks the options before the import
+    robustChoice = robustOptions;
+  } else if (!scenarioCount.empty() || !rangeText.empty() || !setupText.empty()) {
+    std::cerr << "penumbra-cli optimise: --range, --setup and --scenarios need --robust cowc|expected\n"
+              << usageOf("optimise");
+    return 2;
+  }
 #ifdef PENUMBRA_CLI_CASES
-  return optimiseCase(caseFile, rx, chosen, iterations, outCase);
+  return optimiseCase(caseFile, rx, chosen, iterations, outCase, robustChoice);
 #else
-  (void)rx, (void)chosen, (void)iterations, (void)outCase;
+  (void)rx, (void)chosen, (void)iterations, (void)outCase, (void)robustChoice;
   std::cerr << "penumbra-cli optimise: this build has no DICOM or no case-file support "
                "(needs DCMTK and nlohmann_json)\n";
   return 1;

@@ -4,12 +4,15 @@
 // scenario for dose vectors, so that the nominal optimiser's loop runs unchanged on the stacked
 // problem [D_1; ...; D_S] w. Sums run over the blocks in order, each block in index order: with
 // one scenario every operation is the nominal host loop's (HostOps in optimise.cpp), bit for bit.
+// The per-scenario objective evaluations run on threads, one scenario each (independent, so
+// the result does not depend on the thread count); the products run one after the other.
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <limits>
 #include <vector>
 
+#include "core/parallel_for.hpp"
 #include "optimise/objective.hpp"
 #include "optimise/robust_optimise.hpp"
 #include "spmv/spmv.hpp"
@@ -18,6 +21,9 @@ namespace penumbra::optimise::detail {
 
 struct Blocks {
   std::vector<std::vector<double>> parts;
+  /// Set by RobustOps::evaluate on a residual: block s is zero (its scenario's weight underflowed
+  /// to 0 in the softmax), so the gradient skips its product. Other operations leave it alone.
+  std::vector<char> zero;
 };
 
 struct RobustOps {
@@ -36,12 +42,23 @@ struct RobustOps {
   std::size_t n = 0, m = 0;  // spots, dose voxels
   // Per-scenario objective values of the last evaluate(), and scratch.
   std::vector<double> values, weights, slopes, curvatures;
-  std::vector<double> spotScratch, doseScratch;
+  std::vector<double> spotScratch;
+  std::vector<std::vector<double>> doseScratch;  // per scenario
+  int threads = resolveThreads(0);
+  std::int64_t products = 0;  // single-scenario D^T products run by gradient()
 
   std::size_t scenarios() const { return engines.size(); }
 
-  Vec spots() const { return Blocks{{std::vector<double>(n)}}; }
-  Vec doses() const { return Blocks{std::vector<std::vector<double>>(scenarios(), std::vector<double>(m, 0.0))}; }
+  Vec spots() const {
+    Blocks b;
+    b.parts.assign(1, std::vector<double>(n));
+    return b;
+  }
+  Vec doses() const {
+    Blocks b;
+    b.parts.assign(scenarios(), std::vector<double>(m, 0.0));
+    return b;
+  }
   Mask mask() const { return Mask(n); }
   static void upload(const std::vector<double>& h, Vec& v) { v.parts.assign(1, h); }
   /// Spot vectors: the weights; dose vectors: the nominal scenario's dose.
@@ -57,9 +74,16 @@ struct RobustOps {
   /// g = sum_s D_s^T r_s, added in scenario order (r already carries the scenario weights).
   void gradient(const Vec& r, Vec& g) {
     g.parts.resize(1);
-    engines[0]->multiply(spmv::Product::Dt, r.parts[0], g.parts[0]);
-    for (std::size_t s = 1; s < scenarios(); ++s) {
+    // A zero block adds D_s^T 0 = 0: skipping it changes no bit (but -0 to +0).
+    auto skip = [&](std::size_t s) { return s < r.zero.size() && r.zero[s]; };
+    std::size_t first = 0;
+    while (first + 1 < scenarios() && skip(first)) ++first;
+    engines[first]->multiply(spmv::Product::Dt, r.parts[first], g.parts[0]);
+    ++products;
+    for (std::size_t s = first + 1; s < scenarios(); ++s) {
+      if (skip(s)) continue;
       engines[s]->multiply(spmv::Product::Dt, r.parts[s], spotScratch);
+      ++products;
       std::vector<double>& out = g.parts[0];
       for (std::size_t i = 0; i < out.size(); ++i) out[i] += spotScratch[i];
     }
@@ -74,7 +98,8 @@ struct RobustOps {
     const double top = *std::max_element(values.begin(), values.end());
     double sum = 0;
     weights.resize(values.size());
-    for (std::size_t s = 0; s < values.size(); ++s) sum += weights[s] = std::exp((values[s] - top) / tau);
+    for (std::size_t s = 0; s < values.size(); ++s)
+      sum += weights[s] = std::exp((values[s] - top) / tau);
     for (double& x : weights) x /= sum;
   }
   /// F from the current values (and weights).
@@ -94,12 +119,17 @@ struct RobustOps {
   double evaluate(const Vec& d, Vec* r) {
     values.resize(scenarios());
     if (r) r->parts.resize(scenarios());
-    for (std::size_t s = 0; s < scenarios(); ++s)
+    parallelFor(scenarios(), threads, {}, [&](std::size_t s, int) {
       values[s] = objective.evaluate(d.parts[s], r ? &r->parts[s] : nullptr);
+    });
     scenarioWeights();
-    if (r)
-      for (std::size_t s = 0; s < scenarios(); ++s)
+    if (r) {
+      parallelFor(scenarios(), threads, {}, [&](std::size_t s, int) {
         for (double& x : r->parts[s]) x *= weights[s];
+      });
+      r->zero.resize(scenarios());
+      for (std::size_t s = 0; s < scenarios(); ++s) r->zero[s] = weights[s] == 0;
+    }
     return combined();
   }
 
@@ -107,19 +137,23 @@ struct RobustOps {
   /// log-sum-exp (1 / tau) Var_w(r_s . q_s) with r_s = df/dd(d_s) (the softmax's own curvature).
   double curvature(const Vec& d, const Vec& q) {
     curvatures.resize(scenarios());
-    for (std::size_t s = 0; s < scenarios(); ++s) curvatures[s] = objective.curvature(d.parts[s], q.parts[s]);
-    if (mode == RobustMode::ExpectedValue) {
+    const bool softmax = mode == RobustMode::CompositeWorstCase;
+    values.resize(scenarios());
+    slopes.resize(scenarios());
+    doseScratch.resize(scenarios());
+    parallelFor(scenarios(), threads, {}, [&](std::size_t s, int) {
+      curvatures[s] = objective.curvature(d.parts[s], q.parts[s]);
+      if (!softmax) return;
+      std::vector<double>& rs = doseScratch[s];
+      values[s] = objective.evaluate(d.parts[s], &rs);
+      double a = 0;
+      for (std::size_t i = 0; i < rs.size(); ++i) a += rs[i] * q.parts[s][i];
+      slopes[s] = a;
+    });
+    if (!softmax) {
       double h = 0;
       for (std::size_t s = 0; s < scenarios(); ++s) h += probabilities[s] * curvatures[s];
       return h;
-    }
-    values.resize(scenarios());
-    slopes.resize(scenarios());
-    for (std::size_t s = 0; s < scenarios(); ++s) {
-      values[s] = objective.evaluate(d.parts[s], &doseScratch);
-      double a = 0;
-      for (std::size_t i = 0; i < doseScratch.size(); ++i) a += doseScratch[i] * q.parts[s][i];
-      slopes[s] = a;
     }
     scenarioWeights();
     double h = 0, mean = 0;
@@ -159,7 +193,8 @@ struct RobustOps {
     out.parts.resize(a.parts.size());
     for (std::size_t k = 0; k < a.parts.size(); ++k) {
       out.parts[k].resize(a.parts[k].size());
-      for (std::size_t i = 0; i < a.parts[k].size(); ++i) out.parts[k][i] = a.parts[k][i] - b.parts[k][i];
+      for (std::size_t i = 0; i < a.parts[k].size(); ++i)
+        out.parts[k][i] = a.parts[k][i] - b.parts[k][i];
     }
   }
   static double maxAbs(const Vec& x) {
@@ -179,11 +214,13 @@ struct RobustOps {
   static double projectedGradientNorm(const Vec& w, const Vec& g) {
     const std::vector<double>&wv = w.parts[0], &gv = g.parts[0];
     double m = 0;
-    for (std::size_t i = 0; i < wv.size(); ++i) m = std::max(m, std::abs(std::max(0.0, wv[i] - gv[i]) - wv[i]));
+    for (std::size_t i = 0; i < wv.size(); ++i)
+      m = std::max(m, std::abs(std::max(0.0, wv[i] - gv[i]) - wv[i]));
     return m;
   }
   static void freeSet(const Vec& w, const Vec& g, Mask& free) {
-    for (std::size_t i = 0; i < w.parts[0].size(); ++i) free[i] = !(w.parts[0][i] <= 0 && g.parts[0][i] > 0);
+    for (std::size_t i = 0; i < w.parts[0].size(); ++i)
+      free[i] = !(w.parts[0][i] <= 0 && g.parts[0][i] > 0);
   }
   static void masked(const Vec& x, const Mask& free, double sign, Vec& y) {
     y.parts.resize(1);

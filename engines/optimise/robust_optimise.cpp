@@ -27,10 +27,12 @@ const char* toString(RobustMode m) {
 
 RobustMode parseRobustMode(const std::string& text) {
   std::string t = text;
-  std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  std::transform(t.begin(), t.end(), t.begin(),
+                 [](unsigned char c) { return char(std::tolower(c)); });
   if (t == "expected" || t == "expected-value") return RobustMode::ExpectedValue;
   if (t == "cowc" || t == "worst-case") return RobustMode::CompositeWorstCase;
-  PENUMBRA_THROW(InvalidArgument, "robust mode '" + text + "': use 'cowc' (composite worst case) or 'expected'");
+  PENUMBRA_THROW(InvalidArgument,
+                 "robust mode '" + text + "': use 'cowc' (composite worst case) or 'expected'");
 }
 
 namespace {
@@ -48,7 +50,8 @@ std::vector<double> normalisedProbabilities(const std::vector<double>& p, std::s
                      "robust optimisation: scenario probabilities must be finite and >= 0");
     sum += x;
   }
-  PENUMBRA_REQUIRE(sum > 0, InvalidArgument, "robust optimisation: the scenario probabilities are all 0");
+  PENUMBRA_REQUIRE(sum > 0, InvalidArgument,
+                   "robust optimisation: the scenario probabilities are all 0");
   std::vector<double> out(p);
   if (scenarios > 1 || out[0] != 1.0)  // one scenario of probability 1 stays exactly 1
     for (double& x : out) x /= sum;
@@ -66,13 +69,15 @@ void validate(const std::vector<const spmv::SpmvEngine*>& engines, const PlanObj
     const spmv::HalfCsr& ds = engines[s]->matrix(spmv::Product::D);
     PENUMBRA_REQUIRE(ds.rows == d0.rows && ds.cols == d0.cols, InvalidArgument,
                      "robust optimisation: scenario " + std::to_string(s) + "'s dose matrix is " +
-                         std::to_string(ds.rows) + " x " + std::to_string(ds.cols) + ", scenario 0's " +
-                         std::to_string(d0.rows) + " x " + std::to_string(d0.cols) +
+                         std::to_string(ds.rows) + " x " + std::to_string(ds.cols) +
+                         ", scenario 0's " + std::to_string(d0.rows) + " x " +
+                         std::to_string(d0.cols) +
                          " (every scenario needs the same dose grid and spots)");
   }
   PENUMBRA_REQUIRE(std::int64_t(weights) == d0.cols, InvalidArgument,
                    "robust optimisation: " + std::to_string(weights) +
-                       " initial weights for dose matrices of " + std::to_string(d0.cols) + " spots");
+                       " initial weights for dose matrices of " + std::to_string(d0.cols) +
+                       " spots");
   PENUMBRA_REQUIRE(opt.nominalScenario >= 0 && std::size_t(opt.nominalScenario) < engines.size(),
                    InvalidArgument, "robust optimisation: nominal scenario out of range");
   const OptimiserOptions& o = opt.optimiser;
@@ -80,11 +85,12 @@ void validate(const std::vector<const spmv::SpmvEngine*>& engines, const PlanObj
                        o.armijoC1 < 1,
                    InvalidArgument, "robust optimisation: invalid optimiser options");
   if (opt.mode == RobustMode::CompositeWorstCase)
-    PENUMBRA_REQUIRE(std::isfinite(opt.initialTemperature) && opt.finalTemperature > 0 &&
-                         std::isfinite(opt.finalTemperature) && opt.temperatureFactor > 0 &&
-                         opt.temperatureFactor < 1,
-                     InvalidArgument,
-                     "robust optimisation: temperatures must be finite and > 0, the factor in (0, 1)");
+    PENUMBRA_REQUIRE(
+        std::isfinite(opt.initialTemperature) && opt.finalTemperature > 0 &&
+            std::isfinite(opt.finalTemperature) && opt.temperatureFactor > 0 &&
+            opt.temperatureFactor < 1,
+        InvalidArgument,
+        "robust optimisation: temperatures must be finite and > 0, the factor in (0, 1)");
   objective.validate(d0.rows);
 }
 
@@ -114,16 +120,17 @@ class RoundProgress : public ProgressSink {
 
 }  // namespace
 
-std::vector<std::vector<double>> scenarioDoses(const std::vector<const spmv::SpmvEngine*>& scenarios,
-                                               const std::vector<double>& weights) {
+std::vector<std::vector<double>> scenarioDoses(
+    const std::vector<const spmv::SpmvEngine*>& scenarios, const std::vector<double>& weights) {
   std::vector<std::vector<double>> d(scenarios.size());
-  for (std::size_t s = 0; s < scenarios.size(); ++s) scenarios[s]->multiply(spmv::Product::D, weights, d[s]);
+  for (std::size_t s = 0; s < scenarios.size(); ++s)
+    scenarios[s]->multiply(spmv::Product::D, weights, d[s]);
   return d;
 }
 
-std::vector<VoxelDoseStatistics> scenarioStatistics(const std::vector<const spmv::SpmvEngine*>& scenarios,
-                                                    const std::vector<double>& weights,
-                                                    const std::vector<std::int64_t>& voxels) {
+std::vector<VoxelDoseStatistics> scenarioStatistics(
+    const std::vector<const spmv::SpmvEngine*>& scenarios, const std::vector<double>& weights,
+    const std::vector<std::int64_t>& voxels) {
   std::vector<VoxelDoseStatistics> out;
   std::vector<double> d;
   for (const spmv::SpmvEngine* e : scenarios) {
@@ -136,7 +143,8 @@ std::vector<VoxelDoseStatistics> scenarioStatistics(const std::vector<const spmv
 double robustObjective(RobustMode mode, const std::vector<double>& values,
                        const std::vector<double>& probabilities) {
   PENUMBRA_REQUIRE(!values.empty(), InvalidArgument, "robust objective: no scenario values");
-  if (mode == RobustMode::CompositeWorstCase) return *std::max_element(values.begin(), values.end());
+  if (mode == RobustMode::CompositeWorstCase)
+    return *std::max_element(values.begin(), values.end());
   const std::vector<double> p = normalisedProbabilities(probabilities, values.size());
   double f = 0;
   for (std::size_t s = 0; s < values.size(); ++s) f += p[s] * values[s];
@@ -162,9 +170,8 @@ RobustOptimiseResult optimiseRobust(const std::vector<const spmv::SpmvEngine*>& 
   if (!anyPositive) std::fill(w.begin(), w.end(), 1.0);
 
   detail::RobustOps ops(engines, objective);
-  ops.probabilities = normalisedProbabilities(opt.mode == RobustMode::ExpectedValue ? opt.probabilities
-                                                                                    : std::vector<double>{},
-                                              S);
+  ops.probabilities = normalisedProbabilities(
+      opt.mode == RobustMode::ExpectedValue ? opt.probabilities : std::vector<double>{}, S);
   ops.nominal = std::size_t(opt.nominalScenario);
   ops.n = w.size();
   ops.m = std::size_t(engines[0]->matrix(spmv::Product::D).rows);
@@ -198,7 +205,7 @@ RobustOptimiseResult optimiseRobust(const std::vector<const spmv::SpmvEngine*>& 
     for (const IterationRecord& r : out.history)
       if (first || r.iteration > 0) res.history.push_back(shifted(r));
     res.doseProducts += out.doseProducts * std::int64_t(S);
-    res.gradientProducts += out.gradientProducts * std::int64_t(S);
+    res.gradientProducts = ops.products;  // skipped zero blocks not counted
     done += out.iterations;
     w = out.weights;
     smoothed = out.objective;
@@ -242,7 +249,8 @@ RobustOptimiseResult optimiseRobust(const std::vector<const spmv::SpmvEngine*>& 
     res.stopReason = "reached " + std::to_string(budget) + " iterations";
     for (std::size_t k = 0; k < schedule.size(); ++k) {
       const int left = budget - done, roundsLeft = int(schedule.size() - k);
-      const int roundBudget = k + 1 == schedule.size() ? left : (left + roundsLeft - 1) / roundsLeft;
+      const int roundBudget =
+          k + 1 == schedule.size() ? left : (left + roundsLeft - 1) / roundsLeft;
       if (roundBudget <= 0) {
         res.stopReason = "reached " + std::to_string(budget) + " iterations before round " +
                          std::to_string(k + 1) + " of " + std::to_string(schedule.size());
@@ -254,7 +262,8 @@ RobustOptimiseResult optimiseRobust(const std::vector<const spmv::SpmvEngine*>& 
       const OptimiseResult out = runRound(roundBudget, false, k == 0);
       ++res.rounds;
       char prefix[96];
-      std::snprintf(prefix, sizeof prefix, "round %zu of %zu (tau %.3g): ", k + 1, schedule.size(), ops.tau);
+      std::snprintf(prefix, sizeof prefix, "round %zu of %zu (tau %.3g): ", k + 1, schedule.size(),
+                    ops.tau);
       res.stopReason = prefix + out.stopReason;
       if (out.state == OptimiseState::Stopped) {
         res.state = OptimiseState::Stopped;
@@ -271,13 +280,15 @@ RobustOptimiseResult optimiseRobust(const std::vector<const spmv::SpmvEngine*>& 
   res.doseProducts += std::int64_t(S);
   res.scenarioObjectives.resize(S);
   for (std::size_t s = 0; s < S; ++s) res.scenarioObjectives[s] = objective.evaluate(doses[s]);
-  res.worstScenario = int(std::max_element(res.scenarioObjectives.begin(), res.scenarioObjectives.end()) -
-                          res.scenarioObjectives.begin());
+  res.worstScenario =
+      int(std::max_element(res.scenarioObjectives.begin(), res.scenarioObjectives.end()) -
+          res.scenarioObjectives.begin());
   // The probabilities as the loop used them (normalised once), so that F here is the loop's F.
   res.objective = *std::max_element(res.scenarioObjectives.begin(), res.scenarioObjectives.end());
   if (opt.mode == RobustMode::ExpectedValue) {
     res.objective = 0;
-    for (std::size_t s = 0; s < S; ++s) res.objective += ops.probabilities[s] * res.scenarioObjectives[s];
+    for (std::size_t s = 0; s < S; ++s)
+      res.objective += ops.probabilities[s] * res.scenarioObjectives[s];
   }
   res.smoothedObjective = opt.mode == RobustMode::ExpectedValue ? res.objective : smoothed;
   res.weights = std::move(w);

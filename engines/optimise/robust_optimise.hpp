@@ -74,13 +74,14 @@ struct RobustOptions {
 /// COWC the true maximum, not its smoothing); history and the callback = every accepted
 /// iteration of every round, numbered on, with the objective the round minimised (for COWC
 /// F_tau >= max_s f_s; iteration 0 only once); doseProducts and gradientProducts count products
-/// with single scenario matrices (an iteration costs S of each); loopOnGpu is false.
+/// with single scenario matrices (an iteration costs S of each, but a D_s^T product is skipped,
+/// exactly, where scenario s's softmax weight underflowed to 0); loopOnGpu is false.
 struct RobustOptimiseResult : OptimiseResult {
   RobustMode mode = RobustMode::CompositeWorstCase;
   std::vector<double> scenarioObjectives;  ///< f(D_s w) at the returned weights, per scenario
   int worstScenario = 0;                   ///< the scenario with the largest f(D_s w)
-  double smoothedObjective = 0;            ///< the last round's objective (= objective for ExpectedValue)
-  std::vector<double> temperatures;        ///< tau of every round run (COWC) [f's units]
+  double smoothedObjective = 0;      ///< the last round's objective (= objective for ExpectedValue)
+  std::vector<double> temperatures;  ///< tau of every round run (COWC) [f's units]
   int rounds = 0;
 };
 
@@ -98,8 +99,8 @@ RobustOptimiseResult optimiseRobust(const std::vector<const spmv::SpmvEngine*>& 
                                     const IterationCallback& onIteration = {});
 
 /// D_s w of every scenario [Gy] (one product each, in scenario order).
-std::vector<std::vector<double>> scenarioDoses(const std::vector<const spmv::SpmvEngine*>& scenarios,
-                                               const std::vector<double>& weights);
+std::vector<std::vector<double>> scenarioDoses(
+    const std::vector<const spmv::SpmvEngine*>& scenarios, const std::vector<double>& weights);
 
 /// Dose statistics of `voxels` (e.g. a target's: D95, D98) in every scenario's dose D_s w.
 std::vector<VoxelDoseStatistics> scenarioStatistics(

@@ -21,11 +21,20 @@ using Clock = std::chrono::steady_clock;
 // Range scenarios that reach deeper touch more voxels than the nominal plan: 3.5 % more depth
 // is at most ~3.5 % more entries per spot, so the nominal count is padded by 5 %.
 constexpr double kEntryMargin = 1.05;
+// proton::workspaceBytes counts every voxel of a cylinder of the cut-off radius along each
+// spot's whole depth range; the matrix keeps 1/1.45 to 1/2.0 of that (measured: BOXPHANTOM at 8
+// and 6 mm 1.45 and 1.68, hn-2field at 4 and 2 mm 1.82 and 2.0). Taken at face value it refused
+// hn-2field's 21 matrices at 2 mm on an 80 GB GPU, which hold them; 0.6 makes the first check a
+// best guess (0.87-1.2 of the truth) and the exact check after the first matrix the guard.
+constexpr double kEntryCalibration = 0.6;
 // Dose-sized vectors the robust optimiser holds per scenario (projected_lbfgs.hpp: d, r, dt, rt,
-// q, and bestScale's two), and spot-sized ones in all (w, g, p, wt, gt and 2 x 10 L-BFGS pairs).
-constexpr double kDoseVectors = 7, kSpotVectors = 26;
+// q, bestScale's two, and the curvature's residuals), and spot-sized ones in all (w, g, p, wt, gt
+// and 2 x 10 L-BFGS pairs).
+constexpr double kDoseVectors = 8, kSpotVectors = 26;
 
-const Grid& inputGrid(const proton::ProtonDoseRequest& r) { return r.spr ? r.spr->grid : r.ct->grid; }
+const Grid& inputGrid(const proton::ProtonDoseRequest& r) {
+  return r.spr ? r.spr->grid : r.ct->grid;
+}
 
 spmv::SpmvLayouts layoutsOf(const spmv::SpmvOptions& o) {
   spmv::SpmvLayouts l;
@@ -37,8 +46,8 @@ spmv::SpmvLayouts layoutsOf(const spmv::SpmvOptions& o) {
 
 // Host and device bytes of one scenario's matrices with `entries` entries.
 double hostPerScenario(const ScenarioMatrixEstimate& e, double entries) {
-  return spmv::csrBytes(e.rows, std::int64_t(entries)) + spmv::csrBytes(e.cols, std::int64_t(entries)) +
-         kDoseVectors * 8.0 * double(e.rows);
+  return spmv::csrBytes(e.rows, std::int64_t(entries)) +
+         spmv::csrBytes(e.cols, std::int64_t(entries)) + kDoseVectors * 8.0 * double(e.rows);
 }
 
 // Fills the byte totals of `e` from its entry count and one build's working memory.
@@ -48,10 +57,11 @@ void computeBytes(ScenarioMatrixEstimate& e, const spmv::SpmvOptions& spmvOption
                 e.buildHostBytes;
   e.deviceBytes = 0;
   if (e.onDevice)
-    e.deviceBytes = S * spmv::estimateDeviceBytes(e.rows, e.cols, std::int64_t(e.entriesPerScenario),
-                                                  layoutsOf(spmvOptions))
-                            .total() +
-                    e.buildDeviceBytes;
+    e.deviceBytes =
+        S * spmv::estimateDeviceBytes(e.rows, e.cols, std::int64_t(e.entriesPerScenario),
+                                      layoutsOf(spmvOptions))
+                .total() +
+        e.buildDeviceBytes;
 }
 
 std::string gib(double bytes) { return formatBytes(bytes); }
@@ -65,7 +75,8 @@ std::string fmt(const char* f, double v) {
 /// The progress of one scenario's build mapped onto the whole set.
 class ScenarioProgress : public ProgressSink {
  public:
-  ScenarioProgress(const JobControl& outer, std::size_t k, std::size_t n) : outer_(outer), k_(k), n_(n) {}
+  ScenarioProgress(const JobControl& outer, std::size_t k, std::size_t n)
+      : outer_(outer), k_(k), n_(n) {}
   void report(double fraction, std::string_view stage) override {
     outer_.report((double(k_) + std::clamp(fraction, 0.0, 1.0)) / double(n_),
                   "scenario matrix " + std::to_string(k_ + 1) + " of " + std::to_string(n_) + ": " +
@@ -81,10 +92,12 @@ class ScenarioProgress : public ProgressSink {
 
 std::string ScenarioMatrixEstimate::describe() const {
   std::string s = std::to_string(scenarios) + " scenario matrices of " + std::to_string(rows) +
-                  " voxels x " + std::to_string(cols) + " spots (" + fmt("%.3g", entriesPerScenario) +
-                  " entries each, dose grid " + fmt("%.3g", doseSpacingMm) + " mm): host " + gib(hostBytes) +
-                  " of " + gib(hostLimitBytes) + " available";
-  if (onDevice) s += ", GPU " + gib(deviceBytes) + " of " + gib(deviceLimitBytes) + " free on " + device;
+                  " voxels x " + std::to_string(cols) + " spots (" +
+                  fmt("%.3g", entriesPerScenario) + " entries each, dose grid " +
+                  fmt("%.3g", doseSpacingMm) + " mm): host " + gib(hostBytes) + " of " +
+                  gib(hostLimitBytes) + " available";
+  if (onDevice)
+    s += ", GPU " + gib(deviceBytes) + " of " + gib(deviceLimitBytes) + " free on " + device;
   return s;
 }
 
@@ -102,24 +115,35 @@ ScenarioMatrixEstimate estimateScenarioMatrices(const proton::ProtonDoseRequest&
   e.rows = std::int64_t(dg.voxelCount());
   e.cols = std::int64_t(proton::totalSpotCount(plan.beams));
   e.doseSpacingMm = std::max({dg.spacing.x, dg.spacing.y, dg.spacing.z});
-  e.entriesPerScenario = kEntryMargin * double(one.matrixEntries);
+  e.entriesPerScenario = kEntryMargin * kEntryCalibration * double(one.matrixEntries);
   e.buildHostBytes = double(one.hostBytes);
   const double ram = double(physicalMemoryBytes());
-  e.hostLimitBytes = options.hostLimitBytes > 0 ? options.hostLimitBytes : (ram > 0 ? 0.9 * ram : 1e300);
+  e.hostLimitBytes =
+      options.hostLimitBytes > 0 ? options.hostLimitBytes : (ram > 0 ? 0.9 * ram : 1e300);
 
   if (options.spmv.backend != Backend::Cpu) {
     const BackendChoice choice = selectBackend(options.spmv.backend);
     if (choice.backend == Backend::Cuda && choice.device) {
       e.onDevice = true;
       e.device = choice.device->name;
-      e.deviceLimitBytes = options.deviceLimitBytes > 0 ? options.deviceLimitBytes
-                                                        : 0.95 * double(choice.device->freeMemoryBytes);
+      e.deviceLimitBytes = options.deviceLimitBytes > 0
+                               ? options.deviceLimitBytes
+                               : 0.95 * double(choice.device->freeMemoryBytes);
       // A GPU build holds its working arrays and the CSR on the device until it is downloaded.
       if (selectBackend(plan.backend).backend == Backend::Cuda)
         e.buildDeviceBytes = double(one.deviceBytes) + 6.0 * e.entriesPerScenario;
     }
   }
   computeBytes(e, options.spmv);
+  // Auto: products on the CPU rather than a refusal when only the GPU is too small (the
+  // estimate says what the build will do, so a caller's refuseIfTooBig agrees with the build).
+  if (options.spmv.backend == Backend::Auto && e.onDevice &&
+      !(e.deviceBytes <= e.deviceLimitBytes)) {
+    e.fallback = "the scenario matrices need " + gib(e.deviceBytes) + " of GPU memory, " +
+                 gib(e.deviceLimitBytes) + " free on " + e.device + ": the products run on the CPU";
+    e.onDevice = false;
+    e.deviceBytes = e.buildDeviceBytes = 0;
+  }
   return e;
 }
 
@@ -129,19 +153,24 @@ void refuseIfTooBig(const ScenarioMatrixEstimate& e) {
   if (!hostOver && !deviceOver) return;
   const double need = hostOver ? e.hostBytes : e.deviceBytes;
   const double limit = hostOver ? e.hostLimitBytes : e.deviceLimitBytes;
-  const double fixed = hostOver ? e.buildHostBytes + kSpotVectors * 8.0 * double(e.cols) : e.buildDeviceBytes;
+  const double fixed =
+      hostOver ? e.buildHostBytes + kSpotVectors * 8.0 * double(e.cols) : e.buildDeviceBytes;
   const double perScenario = (need - fixed) / double(e.scenarios);
   const double fit = perScenario > 0 ? std::floor((limit - fixed) / perScenario) : 0;
   // Matrix entries and dose voxels both scale with 1 / spacing^3 (the spots stay): the grid
   // that fits is the current one coarsened by the cube root of the excess, in 0.5 mm steps.
-  const double coarser = std::ceil(2.0 * e.doseSpacingMm * std::cbrt(need / std::max(limit, 1.0)) * 1.02) / 2.0;
+  const double coarser =
+      std::ceil(2.0 * e.doseSpacingMm * std::cbrt(need / std::max(limit, 1.0)) * 1.02) / 2.0;
   std::string m = std::to_string(e.scenarios) + " scenario matrices need " + gib(need) + " of " +
                   (hostOver ? "host memory, " + gib(limit) + " available"
                             : "GPU memory, " + gib(limit) + " free on " + e.device) +
-                  " (" + fmt("%.3g", e.entriesPerScenario) + " entries and " + gib(perScenario) +
+                  " (" + fmt("%.3g", e.entriesPerScenario) + " entries" +
+                  (e.measured ? ", from the first matrix," : "") + " and " + gib(perScenario) +
                   " per scenario at a " + fmt("%.3g", e.doseSpacingMm) + " mm dose grid): use ";
-  if (fit >= 1 && fit < double(e.scenarios)) m += "at most " + fmt("%.0f", fit) + " scenarios or ";
-  else m += "fewer scenarios or ";
+  if (fit >= 1 && fit < double(e.scenarios))
+    m += "at most " + fmt("%.0f", fit) + " scenarios or ";
+  else
+    m += "fewer scenarios or ";
   m += "a dose grid of >= " + fmt("%.3g", std::max(coarser, e.doseSpacingMm + 0.5)) + " mm";
   if (!hostOver) m += ", or the CPU for the products";
   PENUMBRA_THROW(OutOfMemory, m);
@@ -155,7 +184,8 @@ std::vector<const spmv::SpmvEngine*> ScenarioMatrices::engines() const {
 
 ScenarioMatrices buildScenarioMatrices(const proton::ProtonDoseRequest& plan,
                                        const std::vector<Scenario>& scenarios,
-                                       const ScenarioMatrixOptions& options, const JobControl& job) {
+                                       const ScenarioMatrixOptions& options,
+                                       const JobControl& job) {
   PENUMBRA_REQUIRE(!scenarios.empty(), InvalidArgument, "scenario matrices: no scenarios");
   const auto start = Clock::now();
   auto msSince = [](Clock::time_point t) {
@@ -164,14 +194,10 @@ ScenarioMatrices buildScenarioMatrices(const proton::ProtonDoseRequest& plan,
   ScenarioMatrices out;
   out.scenarios = scenarios;
   ScenarioMatrixOptions opt = options;
-  ScenarioMatrixEstimate est = estimateScenarioMatrices(plan, scenarios.size(), opt);
-  // Auto: products on the CPU rather than a refusal when only the GPU is too small.
-  if (opt.spmv.backend == Backend::Auto && est.onDevice && !(est.deviceBytes <= est.deviceLimitBytes)) {
-    out.messages.push_back("the scenario matrices need " + gib(est.deviceBytes) + " of GPU memory, " +
-                           gib(est.deviceLimitBytes) + " free on " + est.device +
-                           ": the products run on the CPU");
+  const ScenarioMatrixEstimate est = estimateScenarioMatrices(plan, scenarios.size(), opt);
+  if (!est.fallback.empty()) {
+    out.messages.push_back(est.fallback);
     opt.spmv.backend = Backend::Cpu;
-    est = estimateScenarioMatrices(plan, scenarios.size(), opt);
   }
   refuseIfTooBig(est);
   out.estimate = est;
@@ -187,7 +213,8 @@ ScenarioMatrices buildScenarioMatrices(const proton::ProtonDoseRequest& plan,
     if (s.rangeErrorPercent != 0) {
       auto it = scaled.find(s.rangeErrorPercent);
       if (it == scaled.end())
-        it = scaled.emplace(s.rangeErrorPercent, scaledStoppingPower(plan, s.rangeErrorPercent)).first;
+        it = scaled.emplace(s.rangeErrorPercent, scaledStoppingPower(plan, s.rangeErrorPercent))
+                 .first;
       spr = it->second;
     }
     proton::ProtonDoseRequest req = applyScenario(plan, s, spr);
@@ -197,13 +224,15 @@ ScenarioMatrices buildScenarioMatrices(const proton::ProtonDoseRequest& plan,
     proton::ProtonDoseResult built = proton::computeProtonDose(req, sub);
     out.buildBackend = built.backend;
     for (const std::string& m : built.messages) out.messages.push_back(s.name + ": " + m);
-    PENUMBRA_REQUIRE(built.matrix, Internal, "scenario matrices: the proton engine returned no matrix");
+    PENUMBRA_REQUIRE(built.matrix, Internal,
+                     "scenario matrices: the proton engine returned no matrix");
     const std::int64_t nnz = built.matrix->nnz();
     out.entries.push_back(nnz);
     if (k == 0 && S > 1) {
       // Check again with the true size, before the other S - 1 are built.
       ScenarioMatrixEstimate measured = est;
       measured.entriesPerScenario = kEntryMargin * double(nnz);
+      measured.measured = true;
       computeBytes(measured, opt.spmv);
       refuseIfTooBig(measured);
     }

@@ -9,17 +9,17 @@
 /// largest thing a plan ever holds (hn-2field at 1 mm: ~9 GB each, ~190 GB for 21 scenarios),
 /// so before anything is built the whole set is estimated from the nominal plan:
 ///   host   = S x (D and D^T in CSR: 6 B per entry and 8 B per row each) + the robust
-///            optimiser's vectors (7 dose vectors per scenario) + one build's working memory;
+///            optimiser's vectors (8 dose vectors per scenario) + one build's working memory;
 ///   device = S x spmv::estimateDeviceBytes(D and D^T) + one GPU build's working memory
 ///            (only when the SpMV engines go to the GPU);
-/// entries from proton::workspaceBytes' estimate, plus 5 % for range scenarios that reach
-/// deeper. Past a limit (host: 90 % of the installed memory, device: 95 % of the free memory;
-/// both can be lowered in the options) buildScenarioMatrices refuses with OutOfMemory naming the
-/// sizes and what would fit ("21 scenario matrices need 187 GiB of host memory, 94 GiB
-/// available: use at most 10 scenarios or a dose grid of >= 1.5 mm"). After the first matrix
-/// its true entry count replaces the estimate and the check runs again, before the others are
-/// built. Under Backend::Auto SpMV engines that do not fit the GPU go to the CPU (a message
-/// says so) instead of being refused.
+/// entries from proton::workspaceBytes' estimate (times 0.6: its cylinder model counts 1.45 to
+/// 2 times the entries the cut-off keeps), plus 5 % for range scenarios that reach deeper. Past a
+/// limit (host: 90 % of the installed memory, device: 95 % of the free memory; both can be lowered
+/// in the options) buildScenarioMatrices refuses with OutOfMemory naming the sizes and what would
+/// fit ("21 scenario matrices need 187 GiB of host memory, 94 GiB available: use at most 10
+/// scenarios or a dose grid of >= 1.5 mm"). After the first matrix its true entry count replaces
+/// the estimate and the check runs again, before the others are built. Under Backend::Auto SpMV
+/// engines that do not fit the GPU go to the CPU (a message says so) instead of being refused.
 ///
 /// Cancel is checked between scenarios and inside each build (CancelledError); progress
 /// reports "scenario matrix k of S".
@@ -50,15 +50,19 @@ struct ScenarioMatrixOptions {
 /// What a scenario set will hold (the numbers of the memory rule above).
 struct ScenarioMatrixEstimate {
   std::size_t scenarios = 0;
-  std::int64_t rows = 0, cols = 0;   ///< dose voxels, spots
-  double entriesPerScenario = 0;     ///< estimated (or, after the first build, measured)
-  double doseSpacingMm = 0;          ///< the dose grid's largest spacing
+  std::int64_t rows = 0, cols = 0;  ///< dose voxels, spots
+  double entriesPerScenario = 0;    ///< estimated (or, after the first build, measured)
+  bool measured = false;            ///< entriesPerScenario comes from the first matrix
+  double doseSpacingMm = 0;         ///< the dose grid's largest spacing
   double hostBytes = 0, hostLimitBytes = 0;
-  bool onDevice = false;             ///< the SpMV engines go to the GPU
+  bool onDevice = false;  ///< the SpMV engines go to the GPU
+  /// Backend::Auto only: why the products go to the CPU although there is a GPU (the set does
+  /// not fit it); empty otherwise. buildScenarioMatrices does what the estimate says.
+  std::string fallback;
   double deviceBytes = 0, deviceLimitBytes = 0;
-  std::string device;                ///< the GPU's name when onDevice
-  double buildHostBytes = 0;         ///< one build's working memory (proton::workspaceBytes)
-  double buildDeviceBytes = 0;       ///< one GPU build's working arrays and CSR
+  std::string device;           ///< the GPU's name when onDevice
+  double buildHostBytes = 0;    ///< one build's working memory (proton::workspaceBytes)
+  double buildDeviceBytes = 0;  ///< one GPU build's working arrays and CSR
   /// "21 scenario matrices (1.2e9 entries each): host 187 GiB (D+D^T 8.4 GiB each, ...)".
   std::string describe() const;
 };
@@ -80,11 +84,11 @@ struct ScenarioMatrices {
   Backend buildBackend = Backend::Cpu;  ///< where the proton engine built the matrices
   Backend spmvBackend = Backend::Cpu;   ///< where the products run
   std::string device;
-  ScenarioMatrixEstimate estimate;      ///< the check before the first build
-  std::vector<std::int64_t> entries;    ///< per scenario
-  std::vector<double> buildMs;          ///< per scenario: the matrix, D^T and the upload
+  ScenarioMatrixEstimate estimate;    ///< the check before the first build
+  std::vector<std::int64_t> entries;  ///< per scenario
+  std::vector<double> buildMs;        ///< per scenario: the matrix, D^T and the upload
   double elapsedMs = 0;
-  std::vector<std::string> messages;    ///< fallbacks, notes of the engines
+  std::vector<std::string> messages;  ///< fallbacks, notes of the engines
 };
 
 /// Builds D_s for every scenario (see the file comment). Throws InvalidArgument for an invalid
