@@ -111,12 +111,6 @@ DvhPanel::DvhPanel(ViewState* state, DvhStore* dvhs, PlanModel* plan, QWidget* p
   listLayout->addWidget(structures_, 3);
   listLayout->addWidget(new QLabel(tr("Dose sets")));
   listLayout->addWidget(doseSets_, 1);
-  bandsCheck_ = new QCheckBox(tr("Robustness bands"));
-  bandsCheck_->setObjectName("dvhBandsCheck");
-  bandsCheck_->setToolTip(tr("Each structure's DVH range over the error scenarios of the last robustness "
-                             "evaluation (Robustness dock), until the plan changes"));
-  bandsCheck_->setVisible(false);  // until a robustness model is set
-  listLayout->addWidget(bandsCheck_);
   listLayout->addWidget(status_);
 
   table_ = new QTableWidget(0, kStatColumns);
@@ -146,6 +140,14 @@ DvhPanel::DvhPanel(ViewState* state, DvhStore* dvhs, PlanModel* plan, QWidget* p
   queryBar->setContentsMargins(0, 0, 0, 0);
   queryBar->addWidget(new QLabel(tr("Queries")));
   queryBar->addWidget(queryEdit_, 1);
+  // In the query bar, not under the lists: the lists column sets the dock's minimum height,
+  // which the views above it pay for at 1280 x 800.
+  bandsCheck_ = new QCheckBox(tr("Robustness bands"));
+  bandsCheck_->setObjectName("dvhBandsCheck");
+  bandsCheck_->setToolTip(tr("Each structure's DVH range over the error scenarios of the last robustness "
+                             "evaluation (Robustness dock), until the plan changes"));
+  bandsCheck_->setVisible(false);  // until a robustness model is set
+  queryBar->addWidget(bandsCheck_);
   queryBar->addWidget(export_);
   auto* bottom = new QWidget;
   auto* bottomLayout = new QVBoxLayout(bottom);
