@@ -55,6 +55,7 @@
 #include "gui/shell/main_window.hpp"
 #include "gui/shell/planning_workspace.hpp"
 #include "gui_test_support.hpp"
+#include "optimise/optimise.hpp"
 #include "test_data.hpp"
 
 using namespace penumbra;
@@ -442,6 +443,32 @@ private slots:
     live->setOn(false);
     rc->setLiveRefreshWithoutGpu(false);
     disconnect(watch);
+  }
+
+  void failedRunKeepsTheTable() {
+    // A negative spot weight: the engine refuses the plan (InvalidArgument) on the worker.
+    const auto previous = ws_->robustness()->current();
+    QVERIFY(previous);
+    const QStringList before = tableTexts(panel_->table());
+    std::vector<double> w = optimise::planWeights(ws_->plan()->engineBeams());
+    const std::vector<double> good = w;
+    w.front() = -1;
+    QVERIFY(ws_->plan()->setEngineWeights(w));
+    QSignalSpy finished(ws_->robustnessController(), &RobustnessController::finished);
+    QSignalSpy messages(ws_->robustnessController(), &RobustnessController::message);
+    panel_->run();
+    Job* job = ws_->robustnessController()->activeJob();
+    QVERIFY(job);
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kJobTimeoutMs);
+    QCOMPARE(job->state(), Job::State::Failed);
+    QVERIFY(!finished.first().at(0).toBool());
+    const QString status = find<QLabel>(panel_, "robustnessStatusLabel")->text();
+    qInfo("%s", qPrintable(status));
+    QVERIFY2(status.startsWith("Robustness failed: ") && status.contains("last table is kept"), qPrintable(status));
+    QVERIFY(messages.count() >= 1);  // and in the Messages dock
+    QCOMPARE(ws_->robustness()->current(), previous);
+    QCOMPARE(tableTexts(panel_->table()), before);
+    QVERIFY(ws_->plan()->setEngineWeights(good));
   }
 
   void runThatCannotStartKeepsTheTable() {
