@@ -7,8 +7,9 @@ RobustnessModel::RobustnessModel(QObject* parent) : QObject(parent) {}
 void RobustnessModel::setSettings(const RobustnessSettings& settings) {
   const auto& a = settings.scenarios;
   const auto& b = settings_.scenarios;
-  if (a.rangePercent == b.rangePercent && a.setupMm == b.setupMm && a.sphereDirections == b.sphereDirections &&
-      a.combine == b.combine && settings.doseGridMm == settings_.doseGridMm)
+  if (a.rangePercent == b.rangePercent && a.setupMm == b.setupMm &&
+      a.sphereDirections == b.sphereDirections && a.combine == b.combine &&
+      settings.doseGridMm == settings_.doseGridMm)
     return;
   settings_ = settings;
   emit settingsChanged();

@@ -13,10 +13,9 @@
 /// run keeps it; a plan edit only marks it stale), while the bands belong to the plan they were
 /// computed for and are dropped at the first plan edit (clearBands()), so that the DVH panel
 /// never draws an old plan's envelope around a new plan's curves.
-#include <memory>
-
 #include <QObject>
 #include <QString>
+#include <memory>
 
 #include "robust/robustness.hpp"
 
@@ -34,13 +33,13 @@ struct RobustnessEvaluation {
   std::shared_ptr<const robust::RobustnessResult> result;
   int planRevision = 0;  ///< RobustnessModel::planRevision() when the run started
   double prescriptionGy = 0;
-  QString when;  ///< "12:03:04"
+  QString when;       ///< "12:03:04"
   int runNumber = 0;  ///< the run's number in the job list ("Robustness 3")
 };
 
 class RobustnessModel : public QObject {
   Q_OBJECT
-public:
+ public:
   explicit RobustnessModel(QObject* parent = nullptr);
 
   const RobustnessSettings& settings() const { return settings_; }
@@ -64,7 +63,7 @@ public:
   bool bandsVisible() const { return bandsVisible_; }
   void setBandsVisible(bool on);
 
-signals:
+ signals:
   void settingsChanged();
   /// A new evaluation, or none (cleared).
   void evaluationChanged();
@@ -73,7 +72,7 @@ signals:
   /// isStale() may have changed.
   void staleChanged(bool stale);
 
-private:
+ private:
   RobustnessSettings settings_;
   std::shared_ptr<const RobustnessEvaluation> current_;
   bool bandsVisible_ = true;

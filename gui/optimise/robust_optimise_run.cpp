@@ -1,20 +1,18 @@
 #include "gui/optimise/robust_optimise_run.hpp"
 
+#include <QWidget>  // plan_controller.hpp's QPointer<QWidget>
 #include <chrono>
 #include <numeric>
-
-#include <QWidget>  // plan_controller.hpp's QPointer<QWidget>
 
 #include "robust/robust_matrices.hpp"
 
 namespace penumbra::gui {
 
-optimise::RobustOptimiseResult runRobustOptimisation(const proton::ProtonDoseRequest& plan,
-                                                     const optimise::PlanObjective& objective,
-                                                     const std::vector<double>& w, const OptimiseSettings& settings,
-                                                     int cpuThreads, const optimise::OptimiserOptions& optimiser,
-                                                     const JobControl& jc, const optimise::IterationCallback& onIteration,
-                                                     OptimiseOutcome& outcome) {
+optimise::RobustOptimiseResult runRobustOptimisation(
+    const proton::ProtonDoseRequest& plan, const optimise::PlanObjective& objective,
+    const std::vector<double>& w, const OptimiseSettings& settings, int cpuThreads,
+    const optimise::OptimiserOptions& optimiser, const JobControl& jc,
+    const optimise::IterationCallback& onIteration, OptimiseOutcome& outcome) {
   const auto t0 = std::chrono::steady_clock::now();
   const std::vector<robust::Scenario> scenarios = robust::makeScenarios(settings.scenarios);
   proton::ProtonDoseRequest mreq = plan;
@@ -33,8 +31,10 @@ optimise::RobustOptimiseResult runRobustOptimisation(const proton::ProtonDoseReq
   outcome.rows = set.estimate.rows;
   outcome.cols = set.estimate.cols;
   outcome.nnz = std::accumulate(set.entries.begin(), set.entries.end(), std::int64_t{0});
-  outcome.backend = QString::fromStdString(set.device.empty() ? toString(set.spmvBackend) : set.device);
-  outcome.matrixSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  outcome.backend =
+      QString::fromStdString(set.device.empty() ? toString(set.spmvBackend) : set.device);
+  outcome.matrixSeconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   outcome.scenarios = int(set.scenarios.size());
   objective.validate(set.estimate.rows);
 
@@ -45,10 +45,11 @@ optimise::RobustOptimiseResult runRobustOptimisation(const proton::ProtonDoseReq
     if (set.scenarios[s].isNominal()) ro.nominalScenario = int(s);
   jc.report(0.4, "optimise: robust (" + std::string(optimise::toString(ro.mode)) + ", " +
                      std::to_string(set.scenarios.size()) + " scenarios)");
-  optimise::RobustOptimiseResult res =
-      optimise::optimiseRobust(set.engines(), objective, w, ro, JobControl{nullptr, jc.cancel}, onIteration);
+  optimise::RobustOptimiseResult res = optimise::optimiseRobust(
+      set.engines(), objective, w, ro, JobControl{nullptr, jc.cancel}, onIteration);
   if (res.worstScenario >= 0 && res.worstScenario < int(set.scenarios.size())) {
-    outcome.worstScenario = QString::fromStdString(set.scenarios[std::size_t(res.worstScenario)].name);
+    outcome.worstScenario =
+        QString::fromStdString(set.scenarios[std::size_t(res.worstScenario)].name);
     if (std::size_t(res.worstScenario) < res.scenarioObjectives.size())
       outcome.worstScenarioObjective = res.scenarioObjectives[std::size_t(res.worstScenario)];
   }

@@ -15,11 +15,11 @@ namespace penumbra::gui {
 
 /// Maps an engine's 0..1 progress into [base, base + span] of the job's.
 class ScaledSink : public ProgressSink {
-public:
+ public:
   ScaledSink(const JobControl& jc, double base, double span) : jc_(jc), base_(base), span_(span) {}
   void report(double f, std::string_view stage) override { jc_.report(base_ + span_ * f, stage); }
 
-private:
+ private:
   const JobControl& jc_;
   double base_, span_;
 };
@@ -29,11 +29,10 @@ private:
 /// Progress 0..0.4 for the matrices; the callback reports the iterations. Fills `outcome`'s
 /// matrix figures (rows, spots, non-zeros summed over the scenarios, backend, seconds) and its
 /// scenario fields. The result's dose is the nominal scenario's D w.
-optimise::RobustOptimiseResult runRobustOptimisation(const proton::ProtonDoseRequest& plan,
-                                                     const optimise::PlanObjective& objective,
-                                                     const std::vector<double>& w, const OptimiseSettings& settings,
-                                                     int cpuThreads, const optimise::OptimiserOptions& optimiser,
-                                                     const JobControl& jc, const optimise::IterationCallback& onIteration,
-                                                     OptimiseOutcome& outcome);
+optimise::RobustOptimiseResult runRobustOptimisation(
+    const proton::ProtonDoseRequest& plan, const optimise::PlanObjective& objective,
+    const std::vector<double>& w, const OptimiseSettings& settings, int cpuThreads,
+    const optimise::OptimiserOptions& optimiser, const JobControl& jc,
+    const optimise::IterationCallback& onIteration, OptimiseOutcome& outcome);
 
 }  // namespace penumbra::gui

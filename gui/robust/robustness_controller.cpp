@@ -1,9 +1,8 @@
 #include "gui/robust/robustness_controller.hpp"
 
-#include <algorithm>
-
 #include <QTime>
 #include <QWidget>  // plan_controller.hpp's QPointer<QWidget>
+#include <algorithm>
 
 #include "core/device.hpp"
 #include "gui/model/dose_set_store.hpp"
@@ -17,7 +16,8 @@
 namespace penumbra::gui {
 
 QString robustnessSummary(const robust::RobustnessResult& r) {
-  const auto flagged = std::count_if(r.table.begin(), r.table.end(), [](const auto& row) { return row.violated; });
+  const auto flagged =
+      std::count_if(r.table.begin(), r.table.end(), [](const auto& row) { return row.violated; });
   const QString where = r.backend == Backend::Cuda ? QStringLiteral("GPU") : QStringLiteral("CPU");
   return QObject::tr("%1 in %2 s (%3), %4 of %5 flagged")
       .arg(countOf(qsizetype(r.scenarios.size()), "scenario"))
@@ -27,8 +27,9 @@ QString robustnessSummary(const robust::RobustnessResult& r) {
       .arg(countOf(qsizetype(r.table.size()), "row"));
 }
 
-RobustnessController::RobustnessController(PlanController* planner, RobustnessModel* model, DoseOptionsFn doseOptions,
-                                           ObjectivesFn objectives, QObject* parent)
+RobustnessController::RobustnessController(PlanController* planner, RobustnessModel* model,
+                                           DoseOptionsFn doseOptions, ObjectivesFn objectives,
+                                           QObject* parent)
     : QObject(parent),
       planner_(planner),
       model_(model),
@@ -66,13 +67,16 @@ void RobustnessController::setLiveDose(LiveDoseController* live) {
   });
   // A live result on the full grid is the plan after an edit, spots placed again: evaluate it.
   connect(live, &LiveDoseController::resultShown, this, [this] {
-    if (live_ && live_->published().grid == LiveGrid::Full && live_->published().modality == LiveModality::Proton)
+    if (live_ && live_->published().grid == LiveGrid::Full &&
+        live_->published().modality == LiveModality::Proton)
       requestLive();
   });
   updateLiveStatus();
 }
 
-bool RobustnessController::liveRefreshActive() const { return live_ && live_->isOn() && (withoutGpu_ || gpuUsable()); }
+bool RobustnessController::liveRefreshActive() const {
+  return live_ && live_->isOn() && (withoutGpu_ || gpuUsable());
+}
 
 void RobustnessController::setLiveRefreshWithoutGpu(bool on) {
   withoutGpu_ = on;
@@ -136,10 +140,13 @@ Job* RobustnessController::start(bool live) {
   const auto& scene = planner_->viewState()->scene();
   PlanModel* plan = planner_->plan();
   QString why;
-  if (!scene) why = tr("no patient is open");
-  else if (plan->totalSpots() == 0) why = tr("no proton beam has spots (generate spots first)");
+  if (!scene)
+    why = tr("no patient is open");
+  else if (plan->totalSpots() == 0)
+    why = tr("no proton beam has spots (generate spots first)");
   QString scenarioError;
-  if (why.isEmpty() && scenarios(&scenarioError).empty()) why = tr("the scenario settings: %1").arg(scenarioError);
+  if (why.isEmpty() && scenarios(&scenarioError).empty())
+    why = tr("the scenario settings: %1").arg(scenarioError);
   if (!why.isEmpty()) {
     if (!live) emit finished(false, tr("Cannot evaluate robustness: %1.").arg(why));
     return nullptr;
@@ -148,10 +155,11 @@ Job* RobustnessController::start(bool live) {
   // The GPU when present (the point of the issue: an evaluation in a fraction of a second),
   // the Plan dock's choice otherwise.
   const Backend backend = gpuUsable() ? Backend::Cuda : o.backend;
-  const std::vector<ObjectiveRow> objectives = objectives_ ? objectives_() : std::vector<ObjectiveRow>{};
-  auto input = std::make_shared<RobustnessInput>(
-      makeRobustnessInput(scene->sharedPatient(), plan->engineBeams(), model_->settings(), o.doseGridMm, backend,
-                          o.variant, o.cpuThreads, objectives, plan->prescriptionGy()));
+  const std::vector<ObjectiveRow> objectives =
+      objectives_ ? objectives_() : std::vector<ObjectiveRow>{};
+  auto input = std::make_shared<RobustnessInput>(makeRobustnessInput(
+      scene->sharedPatient(), plan->engineBeams(), model_->settings(), o.doseGridMm, backend,
+      o.variant, o.cpuThreads, objectives, plan->prescriptionGy()));
   const std::size_t n = input->scenarios.size();
   // The worker takes the input out of the box and drops it when done: finished jobs stay in
   // the job list and must not keep a closed patient alive.
@@ -163,9 +171,10 @@ Job* RobustnessController::start(bool live) {
     const robust::RobustnessRequest request = makeRobustnessRequest(*in, jc);
     *result = robust::evaluateRobustness(request, jc);
   };
-  const QString title = tr("Robustness %1 (%2%3)")
-                            .arg(++runNumber_)
-                            .arg(countOf(qsizetype(n), "scenario"), live ? tr(", live") : QString());
+  const QString title =
+      tr("Robustness %1 (%2%3)")
+          .arg(++runNumber_)
+          .arg(countOf(qsizetype(n), "scenario"), live ? tr(", live") : QString());
   JobRunner* jobs = planner_->jobs();
   // A live refresh must not wait behind a long job (as the live dose); Run queues like any job.
   Job* job = live ? jobs->submitBeside(title, work) : jobs->submit(title, work);
@@ -180,7 +189,8 @@ Job* RobustnessController::start(bool live) {
   return job;
 }
 
-void RobustnessController::onJobFinished(Job* job, std::shared_ptr<robust::RobustnessResult> result, Running run) {
+void RobustnessController::onJobFinished(Job* job, std::shared_ptr<robust::RobustnessResult> result,
+                                         Running run) {
   bool superseded = true;
   if (running_.job == job) {
     superseded = running_.superseded;
@@ -194,13 +204,15 @@ void RobustnessController::onJobFinished(Job* job, std::shared_ptr<robust::Robus
     evaluation->prescriptionGy = planner_->plan()->prescriptionGy();
     evaluation->when = QTime::currentTime().toString("HH:mm:ss");
     evaluation->runNumber = run.number;
-    for (const auto& m : evaluation->result->messages) emit message(tr("Robustness: %1").arg(QString::fromStdString(m)));
+    for (const auto& m : evaluation->result->messages)
+      emit message(tr("Robustness: %1").arg(QString::fromStdString(m)));
     model_->setCurrent(evaluation);
     emit finished(true, robustnessSummary(*evaluation->result));
   } else if (job->state() == Job::State::Failed && !superseded) {
     const QString error = job->errorMessage();
     const QString text = job->errorCode() == ErrorCode::OutOfMemory
-                             ? tr("Robustness does not fit: %1. Choose fewer scenarios or a coarser dose grid; the last "
+                             ? tr("Robustness does not fit: %1. Choose fewer scenarios or a "
+                                  "coarser dose grid; the last "
                                   "table is kept.")
                                    .arg(error)
                              : tr("Robustness failed: %1. The last table is kept.").arg(error);

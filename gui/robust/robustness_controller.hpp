@@ -18,13 +18,12 @@
 /// Faults: a failed run (OutOfMemory, a CUDA error, bad settings) or a cancelled one keeps the
 /// last good evaluation on screen and says why (finished(false, ...)). Nothing here waits for a
 /// worker; the worker reads only the input it was given and writes only its own result.
-#include <functional>
-#include <memory>
-#include <vector>
-
 #include <QObject>
 #include <QPointer>
 #include <QString>
+#include <functional>
+#include <memory>
+#include <vector>
 
 // QPointer<Job> needs the complete type wherever this header's moc output is compiled.
 #include "gui/jobs/job_runner.hpp"
@@ -38,7 +37,7 @@ class PlanController;
 
 class RobustnessController : public QObject {
   Q_OBJECT
-public:
+ public:
   using DoseOptionsFn = std::function<DoseRunOptions()>;
   using ObjectivesFn = std::function<std::vector<ObjectiveRow>()>;
 
@@ -73,10 +72,10 @@ public:
   /// A usable GPU (asked once).
   static bool gpuUsable();
 
-public slots:
+ public slots:
   void cancel();
 
-signals:
+ signals:
   void started(penumbra::gui::Job* job);
   /// ok: the model holds the new evaluation and `message` is its summary; else `message` says
   /// why not (the last good evaluation stays).
@@ -85,7 +84,7 @@ signals:
   /// A user-facing line for the Messages dock.
   void message(const QString& text);
 
-private:
+ private:
   struct Running {
     QPointer<Job> job;
     int revision = 0;

@@ -1,10 +1,9 @@
 #include "gui/robust/robustness_inputs.hpp"
 
-#include <algorithm>
-#include <cmath>
-
 #include <QRegularExpression>
 #include <QWidget>  // plan_controller.hpp's QPointer<QWidget>
+#include <algorithm>
+#include <cmath>
 
 #include "gui/model/robustness_model.hpp"
 #include "gui/overlays/dose_clip.hpp"
@@ -12,9 +11,8 @@
 
 namespace penumbra::gui {
 
-std::map<std::string, StructureLimits> limitsFromObjectives(const Patient& patient,
-                                                            const std::vector<ObjectiveRow>& objectives,
-                                                            double prescriptionGy) {
+std::map<std::string, StructureLimits> limitsFromObjectives(
+    const Patient& patient, const std::vector<ObjectiveRow>& objectives, double prescriptionGy) {
   std::map<std::string, StructureLimits> out;
   for (const Structure& s : patient.structures.structures) {
     if (s.mask.empty()) continue;
@@ -31,16 +29,19 @@ std::map<std::string, StructureLimits> limitsFromObjectives(const Patient& patie
       if (ceiling && r.kind == optimise::TermType::MaxDose)
         l.maxGy = std::isnan(l.maxGy) ? r.levelGy : std::min(l.maxGy, r.levelGy);
     }
-    if (s.kind == StructureKind::Target && std::isnan(l.minGy) && prescriptionGy > 0) l.minGy = 0.95 * prescriptionGy;
+    if (s.kind == StructureKind::Target && std::isnan(l.minGy) && prescriptionGy > 0)
+      l.minGy = 0.95 * prescriptionGy;
     out[s.name] = l;
   }
   return out;
 }
 
-RobustnessInput makeRobustnessInput(std::shared_ptr<const Patient> patient, std::vector<proton::ProtonBeam> beams,
-                                    const RobustnessSettings& settings, double planGridMm, Backend backend,
-                                    DdaVariant variant, int cpuThreads,
-                                    const std::vector<ObjectiveRow>& objectives, double prescriptionGy) {
+RobustnessInput makeRobustnessInput(std::shared_ptr<const Patient> patient,
+                                    std::vector<proton::ProtonBeam> beams,
+                                    const RobustnessSettings& settings, double planGridMm,
+                                    Backend backend, DdaVariant variant, int cpuThreads,
+                                    const std::vector<ObjectiveRow>& objectives,
+                                    double prescriptionGy) {
   RobustnessInput in;
   in.scenarios = robust::makeScenarios(settings.scenarios);  // throws for settings it refuses
   in.limits = limitsFromObjectives(*patient, objectives, prescriptionGy);
@@ -56,7 +57,8 @@ RobustnessInput makeRobustnessInput(std::shared_ptr<const Patient> patient, std:
   return in;
 }
 
-robust::RobustnessRequest makeRobustnessRequest(const RobustnessInput& input, const JobControl& jc) {
+robust::RobustnessRequest makeRobustnessRequest(const RobustnessInput& input,
+                                                const JobControl& jc) {
   robust::RobustnessRequest request;
   request.plan = input.plan;
   request.scenarios = input.scenarios;
@@ -70,7 +72,8 @@ robust::RobustnessRequest makeRobustnessRequest(const RobustnessInput& input, co
       mask = std::shared_ptr<const Mask>(input.patient, &s.mask);  // aliasing: no copy
     else
       mask = std::make_shared<const Mask>(maskOnGrid(s.mask, grid));
-    if (std::none_of(mask->data.begin(), mask->data.end(), [](std::uint8_t v) { return v != 0; })) continue;
+    if (std::none_of(mask->data.begin(), mask->data.end(), [](std::uint8_t v) { return v != 0; }))
+      continue;
     robust::RobustStructure rs;
     rs.name = s.name;
     rs.kind = s.kind;

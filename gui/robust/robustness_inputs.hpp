@@ -13,13 +13,12 @@
 /// worst D2 / Dmax at or below its lowest max-dose level (no limit when it has none). The
 /// external contour gets no limit: its objective holds outside the targets only, its rows
 /// cover the targets too.
+#include <QString>
 #include <limits>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <QString>
 
 #include "core/patient.hpp"
 #include "gui/optimise/optimise_controller.hpp"
@@ -36,9 +35,8 @@ struct StructureLimits {
 };
 
 /// Limits by structure name for every structure of `patient` with a mask (see above).
-std::map<std::string, StructureLimits> limitsFromObjectives(const Patient& patient,
-                                                            const std::vector<ObjectiveRow>& objectives,
-                                                            double prescriptionGy);
+std::map<std::string, StructureLimits> limitsFromObjectives(
+    const Patient& patient, const std::vector<ObjectiveRow>& objectives, double prescriptionGy);
 
 struct RobustnessInput {
   std::shared_ptr<const Patient> patient;
@@ -50,10 +48,12 @@ struct RobustnessInput {
 /// The run of `settings` for `plan`'s beams: the dose grid is a covering grid of
 /// settings.doseGridMm, else of `planGridMm` (the Plan dock's), else the CT grid. Throws
 /// InvalidArgument (the scenario model's words) for settings it refuses.
-RobustnessInput makeRobustnessInput(std::shared_ptr<const Patient> patient, std::vector<proton::ProtonBeam> beams,
-                                    const RobustnessSettings& settings, double planGridMm, Backend backend,
-                                    DdaVariant variant, int cpuThreads,
-                                    const std::vector<ObjectiveRow>& objectives, double prescriptionGy);
+RobustnessInput makeRobustnessInput(std::shared_ptr<const Patient> patient,
+                                    std::vector<proton::ProtonBeam> beams,
+                                    const RobustnessSettings& settings, double planGridMm,
+                                    Backend backend, DdaVariant variant, int cpuThreads,
+                                    const std::vector<ObjectiveRow>& objectives,
+                                    double prescriptionGy);
 
 /// Worker side: masks on the dose grid (structures without a voxel on it are left out), then
 /// the engine's request. Checks `jc` for cancel between structures.

@@ -75,10 +75,12 @@ RobustnessPanel::RobustnessPanel(RobustnessController* controller, QWidget* pare
   table_ = makeRobustnessTable();
   resultsLayout->addWidget(table_, 1);
   worst_ = makeButton(tr("Add worst case"), "robustnessWorstDoseButton");
-  worst_->setToolTip(tr("A dose set of the voxel-wise worst case: the minimum over the scenarios inside the "
-                        "targets, the maximum elsewhere"));
+  worst_->setToolTip(
+      tr("A dose set of the voxel-wise worst case: the minimum over the scenarios inside the "
+         "targets, the maximum elsewhere"));
   spread_ = makeButton(tr("Add spread"), "robustnessSpreadDoseButton");
-  spread_->setToolTip(tr("A dose set of the voxel-wise spread: maximum - minimum over the scenarios"));
+  spread_->setToolTip(
+      tr("A dose set of the voxel-wise spread: maximum - minimum over the scenarios"));
   bands_ = new QCheckBox(tr("DVH bands"));
   bands_->setObjectName("robustnessBandsCheck");
   bands_->setToolTip(tr("Each structure's DVH range over the scenarios, drawn in the DVH panel"));
@@ -101,7 +103,8 @@ RobustnessPanel::RobustnessPanel(RobustnessController* controller, QWidget* pare
     const QSignalBlocker block(bands_);
     bands_->setChecked(controller_->model()->bandsVisible());
   });
-  connect(model, &RobustnessModel::settingsChanged, this, [this] { setSettings(controller_->model()->settings()); });
+  connect(model, &RobustnessModel::settingsChanged, this,
+          [this] { setSettings(controller_->model()->settings()); });
   connect(model, &RobustnessModel::evaluationChanged, this, &RobustnessPanel::showEvaluation);
   connect(model, &RobustnessModel::staleChanged, this, &RobustnessPanel::showEvaluation);
   connect(controller_, &RobustnessController::started, this, &RobustnessPanel::onStarted);
@@ -125,9 +128,11 @@ QWidget* RobustnessPanel::buildEditor() {
   grid->setVerticalSpacing(4);
   const robust::ScenarioOptions defaults;
   range_ = makeDoubleSpinBox("robustnessRangeSpin", 0, 20, defaults.rangePercent, 0.5, 1, " %");
-  range_->setToolTip(tr("Range error: every stopping-power ratio scaled by 1 +- this (0: no range scenarios)"));
+  range_->setToolTip(
+      tr("Range error: every stopping-power ratio scaled by 1 +- this (0: no range scenarios)"));
   setup_ = makeDoubleSpinBox("robustnessSetupSpin", 0, 20, defaults.setupMm, 0.5, 1, " mm");
-  setup_->setToolTip(tr("Setup error: every isocentre shifted by this distance (0: no shift scenarios)"));
+  setup_->setToolTip(
+      tr("Setup error: every isocentre shifted by this distance (0: no shift scenarios)"));
   grid->addWidget(new QLabel(tr("Range ±")), 0, 0);
   grid->addWidget(range_, 0, 1);
   grid->addWidget(new QLabel(tr("Setup ±")), 0, 2);
@@ -136,7 +141,8 @@ QWidget* RobustnessPanel::buildEditor() {
   directions_->setObjectName("robustnessDirectionsCombo");
   directions_->addItem(tr("±L, ±P, ±S"), kAxes);
   directions_->addItem(tr("sphere"), kSphere);
-  directions_->setToolTip(tr("Setup shifts along the patient axes (6), or N directions spread evenly on a sphere"));
+  directions_->setToolTip(
+      tr("Setup shifts along the patient axes (6), or N directions spread evenly on a sphere"));
   sphere_ = new QSpinBox;
   sphere_->setObjectName("robustnessSphereSpin");
   sphere_->setRange(1, 1000);
@@ -149,11 +155,13 @@ QWidget* RobustnessPanel::buildEditor() {
   grid->addWidget(sphere_, 1, 2, 1, 2);
   combine_ = new QCheckBox(tr("Combine"));
   combine_->setObjectName("robustnessCombineCheck");
-  combine_->setToolTip(tr("On: every range error with every shift (3 x 7 = 21 by default); off: each alone "
-                          "(1 + 2 + 6 = 9)"));
+  combine_->setToolTip(
+      tr("On: every range error with every shift (3 x 7 = 21 by default); off: each alone "
+         "(1 + 2 + 6 = 9)"));
   grid_ = makeDoubleSpinBox("robustnessGridSpin", 0, 20, 0, 1, 1, " mm");
   grid_->setSpecialValueText(tr("as plan"));
-  grid_->setToolTip(tr("Dose grid of the evaluation; a coarser grid is faster (\"as plan\": the Plan dock's)"));
+  grid_->setToolTip(
+      tr("Dose grid of the evaluation; a coarser grid is faster (\"as plan\": the Plan dock's)"));
   grid->addWidget(combine_, 2, 0, 1, 2);
   grid->addWidget(new QLabel(tr("Grid")), 2, 2);
   grid->addWidget(grid_, 2, 3);
@@ -181,7 +189,8 @@ RobustnessSettings RobustnessPanel::settings() const {
   RobustnessSettings s;
   s.scenarios.rangePercent = range_->value();
   s.scenarios.setupMm = setup_->value();
-  s.scenarios.sphereDirections = directions_->currentData().toInt() == kSphere ? sphere_->value() : 0;
+  s.scenarios.sphereDirections =
+      directions_->currentData().toInt() == kSphere ? sphere_->value() : 0;
   s.scenarios.combine = combine_->isChecked();
   s.doseGridMm = grid_->value();
   return s;
@@ -211,8 +220,9 @@ void RobustnessPanel::refreshScenarioList() {
   const auto list = controller_->scenarios(&error);
   scenarios_->clear();
   for (const auto& s : list) scenarios_->addItem(QString::fromStdString(s.name));
-  count_->setText(list.empty() ? tr("No scenario: %1").arg(error)
-                               : tr("%1 will run").arg(countOf(qsizetype(list.size()), "scenario")));
+  count_->setText(list.empty()
+                      ? tr("No scenario: %1").arg(error)
+                      : tr("%1 will run").arg(countOf(qsizetype(list.size()), "scenario")));
   count_->setStyleSheet(list.empty() ? QStringLiteral("color: #b00020;") : QString());
   updateButtons();
 }
@@ -254,7 +264,8 @@ void RobustnessPanel::showEvaluation() {
     fillRobustnessTable(table_, nullptr, false);
   } else {
     const robust::RobustnessResult& r = *e->result;
-    QString text = tr("Robustness %1 at %2: %3").arg(e->runNumber).arg(e->when, robustnessSummary(r));
+    QString text =
+        tr("Robustness %1 at %2: %3").arg(e->runNumber).arg(e->when, robustnessSummary(r));
     if (stale) text += tr(" - for an earlier plan (press Run)");
     summary_->setText(text);
     summary_->setToolTip(QString::fromStdString(r.device));

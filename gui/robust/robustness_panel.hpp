@@ -32,7 +32,7 @@ struct RobustnessSettings;
 
 class RobustnessPanel : public QWidget {
   Q_OBJECT
-public:
+ public:
   explicit RobustnessPanel(RobustnessController* controller, QWidget* parent = nullptr);
 
   RobustnessController* controller() const { return controller_; }
@@ -44,11 +44,11 @@ public:
   /// Shows `settings` in the editor (and hands them to the model).
   void setSettings(const RobustnessSettings& settings);
 
-public slots:
+ public slots:
   /// "Run": starts the evaluation with the editor's settings.
   void run();
 
-private:
+ private:
   QWidget* buildEditor();
   void onEdited();
   void refreshScenarioList();

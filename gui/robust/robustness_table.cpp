@@ -1,9 +1,8 @@
 #include "gui/robust/robustness_table.hpp"
 
-#include <cmath>
-
 #include <QHeaderView>
 #include <QTableWidget>
+#include <cmath>
 
 #include "gui/robust/robustness_inputs.hpp"
 #include "robust/robustness.hpp"
@@ -37,20 +36,24 @@ QTableWidgetItem* numberItem(double v) {
 QTableWidget* makeRobustnessTable() {
   auto* t = new QTableWidget(0, kRobColumns);
   t->setObjectName("robustnessTable");
-  t->setHorizontalHeaderLabels({QObject::tr("Structure"), QObject::tr("Metric"), QObject::tr("Nominal"),
-                                QObject::tr("Worst"), QObject::tr("Best"), QObject::tr("Scenario"),
-                                QObject::tr("Limit")});
-  t->horizontalHeaderItem(kRobNominal)->setToolTip(QObject::tr("The plan's value without errors [Gy]"));
-  t->horizontalHeaderItem(kRobWorst)->setToolTip(
-      QObject::tr("The lowest value over the scenarios for a target's D98 / D95 / Dmean, the highest for the "
-                  "other structures' D2 / Dmax / Dmean [Gy]"));
-  t->horizontalHeaderItem(kRobBest)->setToolTip(QObject::tr("The other end of the range over the scenarios [Gy]"));
-  t->horizontalHeaderItem(kRobScenario)->setToolTip(
-      QObject::tr("The scenario that gave the worst value (the Worst column): range error [%], setup shift [mm] and its direction "
-                  "(L, P, S: along a patient axis, \"-3.5% L-3mm\"; dir k/N: on the sphere)"));
-  t->horizontalHeaderItem(kRobLimit)->setToolTip(
-      QObject::tr("From the Optimise panel's objectives: a target's highest min-dose level (95 % of the "
-                  "prescription without one), another structure's lowest max-dose level [Gy]"));
+  t->setHorizontalHeaderLabels({QObject::tr("Structure"), QObject::tr("Metric"),
+                                QObject::tr("Nominal"), QObject::tr("Worst"), QObject::tr("Best"),
+                                QObject::tr("Scenario"), QObject::tr("Limit")});
+  t->horizontalHeaderItem(kRobNominal)
+      ->setToolTip(QObject::tr("The plan's value without errors [Gy]"));
+  t->horizontalHeaderItem(kRobWorst)->setToolTip(QObject::tr(
+      "The lowest value over the scenarios for a target's D98 / D95 / Dmean, the highest for the "
+      "other structures' D2 / Dmax / Dmean [Gy]"));
+  t->horizontalHeaderItem(kRobBest)->setToolTip(
+      QObject::tr("The other end of the range over the scenarios [Gy]"));
+  t->horizontalHeaderItem(kRobScenario)
+      ->setToolTip(
+          QObject::tr("The scenario that gave the worst value (the Worst column): range error [%], "
+                      "setup shift [mm] and its direction "
+                      "(L, P, S: along a patient axis, \"-3.5% L-3mm\"; dir k/N: on the sphere)"));
+  t->horizontalHeaderItem(kRobLimit)->setToolTip(QObject::tr(
+      "From the Optimise panel's objectives: a target's highest min-dose level (95 % of the "
+      "prescription without one), another structure's lowest max-dose level [Gy]"));
   t->verticalHeader()->setVisible(false);
   t->verticalHeader()->setDefaultSectionSize(t->fontMetrics().height() + 6);
   t->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -103,9 +106,12 @@ void setRobustnessTableStale(QTableWidget* t, bool stale) {
     for (int c = 0; c < kRobColumns; ++c) {
       QTableWidgetItem* item = t->item(i, c);
       item->setBackground(violated ? QBrush(kFlagTint) : QBrush());
-      if (stale) item->setForeground(kStaleText);
-      else if (violated && c == kRobWorst) item->setForeground(kFlagText);
-      else item->setForeground(QBrush());
+      if (stale)
+        item->setForeground(kStaleText);
+      else if (violated && c == kRobWorst)
+        item->setForeground(kFlagText);
+      else
+        item->setForeground(QBrush());
     }
   }
 }

@@ -14,7 +14,14 @@ struct RobustnessResult;
 namespace penumbra::gui {
 
 enum RobustnessColumn {
-  kRobStructure, kRobMetric, kRobNominal, kRobWorst, kRobBest, kRobScenario, kRobLimit, kRobColumns
+  kRobStructure,
+  kRobMetric,
+  kRobNominal,
+  kRobWorst,
+  kRobBest,
+  kRobScenario,
+  kRobLimit,
+  kRobColumns
 };
 
 QTableWidget* makeRobustnessTable();

@@ -2,12 +2,11 @@
 // Robustness panel (its settings: the default 21 scenarios, and --robustness-grid MM), the
 // summary and the table printed on stdout, the Robustness dock raised in the right column and the
 // DVH dock (bands around the curves) raised at the bottom, so that --screenshot shows both.
-#include <cstdio>
-
 #include <QAction>
 #include <QCoreApplication>
 #include <QDockWidget>
 #include <QTableWidget>
+#include <cstdio>
 
 #include "gui/model/robustness_model.hpp"
 #include "gui/robust/robustness_controller.hpp"
@@ -47,7 +46,9 @@ void BatchRunner::runRobustness(std::function<void()> then) {
               for (int c : {kRobNominal, kRobWorst, kRobBest, kRobLimit})
                 std::printf(" %8s", qPrintable(t->item(r, c)->text()));
               std::printf("  %s%s\n", qPrintable(t->item(r, kRobScenario)->text()),
-                          t->item(r, kRobStructure)->background().style() != Qt::NoBrush ? "  (flagged)" : "");
+                          t->item(r, kRobStructure)->background().style() != Qt::NoBrush
+                              ? "  (flagged)"
+                              : "");
             }
             std::fflush(stdout);
             QCoreApplication::processEvents();

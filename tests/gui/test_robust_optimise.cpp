@@ -9,8 +9,6 @@
 //  - a scenario set whose matrices cannot fit (1000 sphere directions combined with the range
 //    errors: 3003 matrices) is refused before anything is built, with the engine's words.
 // Waits on signals and conditions, never on fixed sleeps.
-#include <memory>
-
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QLabel>
@@ -20,6 +18,7 @@
 #include <QStandardPaths>
 #include <QTableWidget>
 #include <QTest>
+#include <memory>
 
 #include "gui/jobs/job_runner.hpp"
 #include "gui/model/dose_set_store.hpp"
@@ -49,10 +48,11 @@ const char* const kTarget = "OuterTarget";
 class RobustOptimiseTest : public QObject {
   Q_OBJECT
 
-private slots:
+ private slots:
   void initTestCase() {
     QStandardPaths::setTestModeEnabled(true);
-    if (!test::haveData("phantoms/BOXPHANTOM")) QSKIP("BOXPHANTOM not in the test data (set PENUMBRA_TEST_DATA)");
+    if (!test::haveData("phantoms/BOXPHANTOM"))
+      QSKIP("BOXPHANTOM not in the test data (set PENUMBRA_TEST_DATA)");
     window_ = std::make_unique<MainWindow>();
     window_->resize(1600, 1000);
     window_->show();
@@ -106,9 +106,11 @@ private slots:
     QVERIFY(!o.worstScenario.isEmpty());
     QVERIFY(o.nnz > 0);
     const QString status = find<QLabel>(ws_->optimisePanel(), "optimiseStatusLabel")->text();
-    QVERIFY2(status.contains("robust over 3 scenarios, worst: " + o.worstScenario), qPrintable(status));
-    qInfo("worst-case target D95 under 3 range scenarios: nominal plan %.3f Gy, robust plan %.3f Gy", nominalWorst,
-          robustWorst);
+    QVERIFY2(status.contains("robust over 3 scenarios, worst: " + o.worstScenario),
+             qPrintable(status));
+    qInfo(
+        "worst-case target D95 under 3 range scenarios: nominal plan %.3f Gy, robust plan %.3f Gy",
+        nominalWorst, robustWorst);
     QVERIFY(robustWorst > nominalWorst);
   }
 
@@ -131,13 +133,14 @@ private slots:
     QCOMPARE(job->errorCode(), ErrorCode::OutOfMemory);
     qInfo("%s", qPrintable(job->errorMessage()));
     QVERIFY(job->errorMessage().contains("3003"));
-    QVERIFY(find<QLabel>(ws_->optimisePanel(), "optimiseStatusLabel")->text().startsWith("Failed: "));
+    QVERIFY(
+        find<QLabel>(ws_->optimisePanel(), "optimiseStatusLabel")->text().startsWith("Failed: "));
     QVERIFY(optimise::planWeights(ws_->plan()->engineBeams()) == before);  // the plan is untouched
   }
 
   void cleanupTestCase() { window_.reset(); }
 
-private:
+ private:
   /// Optimises with robust mode `mode` (-1: none), then evaluates the result's robustness in the
   /// Robustness panel; returns the target D95's worst value over the scenarios [Gy].
   double optimiseThenWorstD95(int mode) {
@@ -148,7 +151,8 @@ private:
     if (!optimised.wait(kJobTimeoutMs) && optimised.isEmpty()) return -1;
     Job* job = ws_->optimiser()->job();
     if (job->state() != Job::State::Done) {
-      qWarning("optimisation %s: %s", qPrintable(Job::stateName(job->state())), qPrintable(job->errorMessage()));
+      qWarning("optimisation %s: %s", qPrintable(Job::stateName(job->state())),
+               qPrintable(job->errorMessage()));
       return -1;
     }
     QSignalSpy evaluated(ws_->robustnessController(), &RobustnessController::finished);

@@ -17,11 +17,6 @@
 //    the live refresh forced on the CPU, edits in quick succession end with the newest plan's
 //    evaluation on screen.
 // Waits on signals and conditions, never on fixed sleeps.
-#include <algorithm>
-#include <cmath>
-#include <memory>
-#include <vector>
-
 #include <QAction>
 #include <QAreaSeries>
 #include <QCheckBox>
@@ -37,6 +32,10 @@
 #include <QStandardPaths>
 #include <QTableWidget>
 #include <QTest>
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <vector>
 
 #include "gui/dose/dvh_panel.hpp"
 #include "gui/dose/dvh_store.hpp"
@@ -44,8 +43,8 @@
 #include "gui/model/dose_set_store.hpp"
 #include "gui/model/plan_model.hpp"
 #include "gui/model/robustness_model.hpp"
-#include "gui/overlays/dose_clip.hpp"
 #include "gui/optimise/optimise_panel.hpp"
+#include "gui/overlays/dose_clip.hpp"
 #include "gui/plan/live_dose_controller.hpp"
 #include "gui/plan/plan_controller.hpp"
 #include "gui/robust/robustness_controller.hpp"
@@ -82,12 +81,13 @@ QStringList tableTexts(const QTableWidget* t) {
 class RobustPanelTest : public QObject {
   Q_OBJECT
 
-private slots:
+ private slots:
   void initTestCase() {
     QStandardPaths::setTestModeEnabled(true);
     if (!test::haveData("phantoms/BOXPHANTOM"))
-      QSKIP(qPrintable("test data not found: " + QString::fromStdString(test::dataPath("phantoms/BOXPHANTOM")) +
-                       " (set PENUMBRA_TEST_DATA)"));
+      QSKIP(qPrintable(
+          "test data not found: " + QString::fromStdString(test::dataPath("phantoms/BOXPHANTOM")) +
+          " (set PENUMBRA_TEST_DATA)"));
     window_ = std::make_unique<MainWindow>();
     window_->resize(1600, 1000);
     window_->show();
@@ -181,7 +181,8 @@ private slots:
     std::vector<ObjectiveRow> rows = ws_->optimisePanel()->rows();
     bool haveMin = false;
     for (auto& r : rows)
-      if (r.structure == kTarget && r.kind == optimise::TermType::MinDose) r.levelGy = 1000, haveMin = true;
+      if (r.structure == kTarget && r.kind == optimise::TermType::MinDose)
+        r.levelGy = 1000, haveMin = true;
     QVERIFY(haveMin);
     ws_->optimisePanel()->setRows(rows);
 
@@ -211,8 +212,9 @@ private slots:
     QStringList expected, shown;
     for (const auto& s : r.structures) {
       const QString n = QString::fromStdString(s.name);
-      const QStringList metrics = s.kind == StructureKind::Target ? QStringList{"D98", "D95", "Dmean"}
-                                                                  : QStringList{"D2", "Dmax", "Dmean"};
+      const QStringList metrics = s.kind == StructureKind::Target
+                                      ? QStringList{"D98", "D95", "Dmean"}
+                                      : QStringList{"D2", "Dmax", "Dmean"};
       for (const QString& m : metrics) expected << n + " " + m;
     }
     for (int i = 0; i < t->rowCount(); ++i)
@@ -230,21 +232,29 @@ private slots:
       QCOMPARE(t->item(i, kRobWorst)->data(Qt::UserRole).toDouble(), row.worstGy);
       QCOMPARE(t->item(i, kRobBest)->data(Qt::UserRole).toDouble(), row.bestGy);
       QCOMPARE(t->item(i, kRobScenario)->data(Qt::UserRole).toInt(), row.worstScenario);
-      QVERIFY(t->item(i, kRobScenario)->toolTip().contains(
-          QString::fromStdString(r.scenarios.at(std::size_t(row.worstScenario)).name)));
+      QVERIFY(t->item(i, kRobScenario)
+                  ->toolTip()
+                  .contains(
+                      QString::fromStdString(r.scenarios.at(std::size_t(row.worstScenario)).name)));
       const bool target = t->item(i, kRobStructure)->text() == kTarget;
       if (target) {
         // The worst of a target's dose is its lowest over the scenarios, the nominal among them.
         QVERIFY2(row.worstGy <= row.nominalGy && row.nominalGy <= row.bestGy,
-                 qPrintable(QString("%1 %2 %3 %4").arg(QString::fromStdString(row.metric)).arg(row.worstGy)
-                                .arg(row.nominalGy).arg(row.bestGy)));
+                 qPrintable(QString("%1 %2 %3 %4")
+                                .arg(QString::fromStdString(row.metric))
+                                .arg(row.worstGy)
+                                .arg(row.nominalGy)
+                                .arg(row.bestGy)));
         QVERIFY(row.nominalGy > 0);
       } else {
         QVERIFY(row.worstGy >= row.nominalGy && row.nominalGy >= row.bestGy);
       }
       const bool floorRow = target && (row.metric == "D98" || row.metric == "D95");
-      if (floorRow) QCOMPARE(t->item(i, kRobLimit)->data(Qt::UserRole).toDouble(), 1000.0);
-      else QVERIFY(std::isnan(t->item(i, kRobLimit)->data(Qt::UserRole).toDouble()));  // BODY: no limit
+      if (floorRow)
+        QCOMPARE(t->item(i, kRobLimit)->data(Qt::UserRole).toDouble(), 1000.0);
+      else
+        QVERIFY(
+            std::isnan(t->item(i, kRobLimit)->data(Qt::UserRole).toDouble()));  // BODY: no limit
       QCOMPARE(row.violated, floorRow);
       // Flagged rows, and only they, are tinted.
       const bool tinted = t->item(i, kRobStructure)->background().style() != Qt::NoBrush;
@@ -253,7 +263,8 @@ private slots:
     }
     QCOMPARE(flagged, 2);
     const QString summary = find<QLabel>(panel_, "robustnessSummaryLabel")->text();
-    QVERIFY2(summary.contains("9 scenarios") && summary.contains("2 of 6 rows flagged"), qPrintable(summary));
+    QVERIFY2(summary.contains("9 scenarios") && summary.contains("2 of 6 rows flagged"),
+             qPrintable(summary));
     for (const char* name : {"robustnessWorstDoseButton", "robustnessSpreadDoseButton"})
       QVERIFY(find<QPushButton>(panel_, name)->isEnabled());
   }
@@ -326,7 +337,8 @@ private slots:
     const auto worst = store->current();
     QVERIFY(worst);
     qInfo("%s", qPrintable(worst->name));
-    QVERIFY2(worst->name.startsWith("Worst case ") && worst->name.contains(": 9 scenarios"), qPrintable(worst->name));
+    QVERIFY2(worst->name.startsWith("Worst case ") && worst->name.contains(": 9 scenarios"),
+             qPrintable(worst->name));
     // The evaluation's grid and the engine's voxels.
     const Grid grid = coveringGrid(window_->patient()->ct.grid, kGridMm);
     QCOMPARE(worst->dose.dose.grid.dims, grid.dims);
@@ -352,7 +364,8 @@ private slots:
     QVERIFY(spread->maxGy > 0);
 
     // The views' store feeds the DVH store and the Compare panel.
-    QTRY_VERIFY_WITH_TIMEOUT(ws_->dvhs()->forDoseSet(worst->id) && ws_->dvhs()->forDoseSet(spread->id), kJobTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        ws_->dvhs()->forDoseSet(worst->id) && ws_->dvhs()->forDoseSet(spread->id), kJobTimeoutMs);
     auto* a = find<QComboBox>(window_.get(), "compareReferenceCombo");
     QVERIFY(a);
     QVERIFY(a->findData(worst->id) >= 0 && a->findData(spread->id) >= 0);
@@ -380,7 +393,8 @@ private slots:
   }
 
   void liveDoseWithoutGpuAsksForRun() {
-    if (RobustnessController::gpuUsable()) QSKIP("a GPU is present: the live refresh runs (see the next test)");
+    if (RobustnessController::gpuUsable())
+      QSKIP("a GPU is present: the live refresh runs (see the next test)");
     LiveDoseController* live = ws_->liveDose();
     auto* label = find<QLabel>(panel_, "robustnessLiveLabel");
     QVERIFY(label->text().isEmpty());
@@ -390,7 +404,8 @@ private slots:
     QCOMPARE(label->text(), QString("robustness: press Run (no GPU for live refresh)"));
     QVERIFY(label->isVisible());
     // The live dose reaches the full grid; no evaluation starts by itself.
-    QTRY_VERIFY_WITH_TIMEOUT(live->published().grid == LiveGrid::Full && !live->isBusy(), kJobTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(live->published().grid == LiveGrid::Full && !live->isBusy(),
+                             kJobTimeoutMs);
     QVERIFY(shown.count() > 0);
     QCOMPARE(started.count(), 0);
     live->setOn(false);
@@ -418,7 +433,8 @@ private slots:
     ws_->plan()->scaleWeights(1.0);  // an edit since the last evaluation: the table is stale
     QVERIFY(model->isStale());
     live->setOn(true);
-    QCOMPARE(find<QLabel>(panel_, "robustnessLiveLabel")->text(), QString("robustness: refreshed after each edit"));
+    QCOMPARE(find<QLabel>(panel_, "robustnessLiveLabel")->text(),
+             QString("robustness: refreshed after each edit"));
     // The first evaluation follows the live dose without a click; an edit while it runs, and
     // another while the next one runs.
     QTRY_VERIFY_WITH_TIMEOUT(started.count() >= 1, kJobTimeoutMs);
@@ -426,8 +442,8 @@ private slots:
     QTRY_VERIFY_WITH_TIMEOUT(started.count() >= 2, kJobTimeoutMs);
     ws_->plan()->scaleWeights(1.2);
     const int revision = model->planRevision();
-    QTRY_VERIFY_WITH_TIMEOUT(model->current() && model->current()->planRevision == revision && !rc->isRunning() &&
-                                 !live->isBusy(),
+    QTRY_VERIFY_WITH_TIMEOUT(model->current() && model->current()->planRevision == revision &&
+                                 !rc->isRunning() && !live->isBusy(),
                              kJobTimeoutMs);
     QVERIFY(!model->isStale());
     QVERIFY(model->bands());
@@ -438,8 +454,8 @@ private slots:
     int cancelled = 0;
     for (Job* j : ws_->jobs()->jobs())
       cancelled += j->title().startsWith("Robustness") && j->state() == Job::State::Cancelled;
-    qInfo("%d live evaluations started, %zu shown, %d robustness jobs cancelled in all", int(started.count()),
-          shownRevisions.size(), cancelled);
+    qInfo("%d live evaluations started, %zu shown, %d robustness jobs cancelled in all",
+          int(started.count()), shownRevisions.size(), cancelled);
     live->setOn(false);
     rc->setLiveRefreshWithoutGpu(false);
     disconnect(watch);
@@ -464,7 +480,8 @@ private slots:
     QVERIFY(!finished.first().at(0).toBool());
     const QString status = find<QLabel>(panel_, "robustnessStatusLabel")->text();
     qInfo("%s", qPrintable(status));
-    QVERIFY2(status.startsWith("Robustness failed: ") && status.contains("last table is kept"), qPrintable(status));
+    QVERIFY2(status.startsWith("Robustness failed: ") && status.contains("last table is kept"),
+             qPrintable(status));
     QVERIFY(messages.count() >= 1);  // and in the Messages dock
     QCOMPARE(ws_->robustness()->current(), previous);
     QCOMPARE(tableTexts(panel_->table()), before);
@@ -486,7 +503,7 @@ private slots:
 
   void cleanupTestCase() { window_.reset(); }
 
-private:
+ private:
   std::unique_ptr<MainWindow> window_;
   PlanningWorkspace* ws_ = nullptr;
   RobustnessPanel* panel_ = nullptr;
