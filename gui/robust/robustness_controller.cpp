@@ -38,6 +38,7 @@ RobustnessController::RobustnessController(PlanController* planner, RobustnessMo
   // Any plan edit (beams, spots, weights, prescription) ends the bands' validity.
   connect(planner_->plan(), &PlanModel::planChanged, model_, &RobustnessModel::planEdited);
   connect(planner_->plan(), &PlanModel::prescriptionChanged, model_, &RobustnessModel::planEdited);
+  connect(model_, &RobustnessModel::evaluationChanged, this, &RobustnessController::updateLiveStatus);
   connect(planner_->viewState(), &ViewState::sceneChanged, this, [this] {
     // The workspace cancels every job; what is left is the old patient's state.
     pending_ = false;
@@ -86,8 +87,9 @@ void RobustnessController::setLiveRefreshWithoutGpu(bool on) {
 void RobustnessController::updateLiveStatus() {
   QString text;
   if (live_ && live_->isOn())
-    text = liveRefreshActive() ? tr("robustness: refreshed after each edit")
-                               : tr("robustness: press Run (no GPU for live refresh)");
+    text = !liveRefreshActive()   ? tr("robustness: press Run (no GPU for live refresh)")
+           : model_->current() ? tr("robustness: refreshed after each edit")
+                               : tr("robustness: press Run once, then it follows each edit");
   if (text == liveStatus_) return;
   liveStatus_ = text;
   emit liveStatusChanged(text);
@@ -132,7 +134,9 @@ void RobustnessController::requestLive() {
     pending_ = running_.revision != model_->planRevision() || running_.superseded;
     return;
   }
-  if (model_->current() && !model_->isStale()) return;  // the table is this plan's already
+  // Only a table the user asked for is kept up to date (no GPU time for a panel never used),
+  // and one that is this plan's already needs nothing.
+  if (!model_->current() || !model_->isStale()) return;
   start(true);
 }
 

@@ -8,9 +8,9 @@
 /// Backend: the GPU when one is usable, else the Plan dock's choice. Dose grid: the panel's, or
 /// the Plan dock's. Limits: the Optimise panel's objectives (robustness_inputs.hpp).
 ///
-/// Live refresh: with live dose on and a usable GPU, every live result on the full grid (the
-/// plan after an edit, spots placed again where the edit removed them) asks for a new
-/// evaluation. As the live dose does it: at most one evaluation runs and one request waits
+/// Live refresh: with live dose on and a usable GPU, once the user has run an evaluation of the
+/// open patient, every live result on the full grid (the plan after an edit, spots placed again
+/// where the edit removed them) asks for a new evaluation. As the live dose does it: at most one evaluation runs and one request waits
 /// (the latest); a running evaluation of an older plan is cancelled and its result dropped.
 /// Without a GPU nothing runs by itself (21 CPU dose runs per edit would bury the machine);
 /// liveStatus() says to press Run.
@@ -64,7 +64,8 @@ class RobustnessController : public QObject {
   int addSpreadDoseSet();
 
   /// What the live refresh does: empty while live dose is off; "robustness: press Run (no GPU
-  /// for live refresh)" without a GPU.
+  /// for live refresh)" without a GPU; "robustness: press Run once, then it follows each edit"
+  /// before the first evaluation; else "robustness: refreshed after each edit".
   QString liveStatus() const { return liveStatus_; }
   bool liveRefreshActive() const;
   /// Tests: refresh live on the CPU as if a GPU were present.
