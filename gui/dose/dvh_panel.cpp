@@ -24,6 +24,7 @@
 #include <QValueAxis>
 #include <QVBoxLayout>
 
+#include "gui/dose/dvh_bands.hpp"
 #include "gui/dose/dvh_store.hpp"
 #include "gui/model/dose_set_store.hpp"
 #include "gui/model/plan_model.hpp"
@@ -462,45 +463,18 @@ double DvhPanel::addBands() {
   if (!result || !robustness_->bandsVisible() || !scene) return 0;
   double maxGy = 0;
   for (const auto& s : result->structures) {
-    const std::size_t n = std::min(s.bandLowPercent.size(), s.bandHighPercent.size());
-    if (n == 0 || !(s.binWidthGy > 0)) continue;
-    const QString name = QString::fromStdString(s.name);
     const Structure* st = scene->patient().structures.find(s.name);
     const QColor colour = st ? QColor(st->color[0], st->color[1], st->color[2]) : QColor(Qt::black);
-    // The last bin any scenario reaches, and the points thinned as the curves are.
-    std::size_t last = n;
-    while (last > 1 && s.bandHighPercent[last - 1] <= 0) --last;
-    last = std::min(n, last + 1);
-    const std::size_t step = std::max<std::size_t>(1, last / kMaxPointsPerCurve);
-    auto* area = new QAreaSeries;
-    auto* upper = new QLineSeries(area);  // owned by the area: deleted with it
-    auto* lower = new QLineSeries(area);
-    QList<QPointF> hi, lo;
-    for (std::size_t k = 0; k < last; k += step) {
-      hi.append(QPointF(double(k) * s.binWidthGy, s.bandHighPercent[k]));
-      lo.append(QPointF(double(k) * s.binWidthGy, s.bandLowPercent[k]));
-    }
-    if ((last - 1) % step != 0) {
-      hi.append(QPointF(double(last - 1) * s.binWidthGy, s.bandHighPercent[last - 1]));
-      lo.append(QPointF(double(last - 1) * s.binWidthGy, s.bandLowPercent[last - 1]));
-    }
-    upper->replace(hi);
-    lower->replace(lo);
-    area->setUpperSeries(upper);
-    area->setLowerSeries(lower);
-    area->setName(tr("%1 band (%2)").arg(name, countOf(qsizetype(s.scenarios.size()), "scenario")));
-    QColor fill = colour;
-    fill.setAlpha(70);
-    QColor edge = colour;
-    edge.setAlpha(140);
-    area->setBrush(fill);
-    area->setPen(QPen(edge, 1));
+    double reach = 0;
+    QAreaSeries* area = makeDvhBand(s, colour, kMaxPointsPerCurve, &reach);
+    if (!area) continue;
+    const QString name = QString::fromStdString(s.name);
     chart_->addSeries(area);
     area->attachAxis(axisX_);
     area->attachAxis(axisY_);
     area->setVisible(!hidden_.contains(name));
     bands_.insert(name, area);
-    maxGy = std::max(maxGy, double(last - 1) * s.binWidthGy);
+    maxGy = std::max(maxGy, reach);
   }
   return maxGy;
 }
