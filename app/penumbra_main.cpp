@@ -3,7 +3,7 @@
 //            [--screenshot FILE] [--bev-screenshot FILE] [--dvh-screenshot FILE]
 //            [--profiling-screenshot FILE] [--bench-render N] [--bench-latency] [--window-size WxH]
 //            [--bench-optimise] [--optimise-screenshot FILE] [--compare-screenshot FILE]
-//            [--compare-layout side-by-side|swipe|checkerboard]
+//            [--compare-layout side-by-side|swipe|checkerboard] [--robustness-run [--robustness-grid MM]]
 // Without --open and --no-demo the BOXPHANTOM demo case is opened at start (app_paths.hpp).
 // The batch options wait until the case is imported and all views (3D surfaces included) are
 // on screen, do their work (gui/batch_runner.hpp), and exit: 0 on success, non-zero on failure.
@@ -77,9 +77,15 @@ int main(int argc, char** argv) {
                                             "The compare views in --compare-screenshot: side-by-side (A | B | map, "
                                             "the default), swipe or checkerboard (A and B on one view beside the map).",
                                             "NAME", "side-by-side");
+  const QCommandLineOption robustOpt("robustness-run",
+                                     "After the demo plan, evaluate its robustness in the Robustness panel (21 "
+                                     "scenarios), print the table, raise the Robustness and DVH docks (bands), then "
+                                     "take the screenshots.");
+  const QCommandLineOption robustGridOpt("robustness-grid",
+                                         "Dose grid of --robustness-run [mm] (default: the plan's).", "MM", "0");
   const QCommandLineOption sizeOpt("window-size", "Main window size, e.g. 1600x1000.", "WxH");
   parser.addOptions({sizeOpt, openOpt, doseOpt, seriesOpt, noDemoOpt, synthOpt, shotOpt, benchOpt, planOpt, bevOpt, dvhOpt, profOpt,
-                     latencyOpt, benchOptOpt, optShotOpt, compareShotOpt, compareLayoutOpt});
+                     latencyOpt, benchOptOpt, optShotOpt, compareShotOpt, compareLayoutOpt, robustOpt, robustGridOpt});
   parser.process(app);
 
   penumbra::gui::BatchOptions options;
@@ -95,8 +101,15 @@ int main(int argc, char** argv) {
                  qPrintable(options.compareLayout));
     return 2;
   }
+  options.robustnessRun = parser.isSet(robustOpt);
+  bool gridOk = false;
+  options.robustnessGridMm = parser.value(robustGridOpt).toDouble(&gridOk);
+  if (!gridOk || options.robustnessGridMm < 0) {
+    std::fprintf(stderr, "penumbra: --robustness-grid takes a dose grid spacing in mm (0: the plan's)\n");
+    return 2;
+  }
   // The panel screenshots need a plan: the demo plan, unless a dose was opened (--open-dose).
-  options.demoPlan = parser.isSet(planOpt) ||
+  options.demoPlan = parser.isSet(planOpt) || options.robustnessRun ||
                      (!parser.isSet(doseOpt) && (!options.bevScreenshot.isEmpty() || !options.dvhScreenshot.isEmpty() ||
                                                  !options.profilingScreenshot.isEmpty()));
   options.benchLatency = parser.isSet(latencyOpt);

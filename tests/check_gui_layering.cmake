@@ -7,6 +7,7 @@
 #   plan, light                views, overlays, widgets, jobs, model
 #   dose, optimise             the same plus the plan controller (never a plan widget)
 #   compare                    the same plus dose (DVH store) and the plan controller
+#   robust                     the same as dose plus the live dose and optimise controllers
 #   shell                      everything
 #
 # and every gui header is included by its folder ("gui/plan/plan_model.hpp"), never by its bare
@@ -23,12 +24,14 @@ set(allowed_light      light ${feature})
 set(allowed_dose       dose ${feature})
 set(allowed_optimise   optimise ${feature})
 set(allowed_compare    compare dose ${feature})
-set(allowed_shell      shell plan light dose optimise compare ${feature})
+set(allowed_robust     robust ${feature})
+set(allowed_shell      shell plan light dose optimise compare robust ${feature})
 # Single headers of another feature that a feature may use (controllers, never widgets).
 set(extra_dose     plan/plan_controller.hpp)
 set(extra_optimise plan/plan_controller.hpp)
 set(extra_compare  plan/plan_controller.hpp)
-set(folders model jobs widgets overlays views plan light dose optimise compare shell)
+set(extra_robust   plan/plan_controller.hpp plan/live_dose_controller.hpp optimise/optimise_controller.hpp)
+set(folders model jobs widgets overlays views plan light dose optimise compare robust shell)
 
 file(GLOB_RECURSE gui_files "${ROOT}/gui/*.hpp" "${ROOT}/gui/*.cpp")
 list(LENGTH gui_files n)

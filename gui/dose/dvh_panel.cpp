@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include <QAreaSeries>
 #include <QChart>
 #include <QChartView>
+#include <QCheckBox>
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -22,10 +24,12 @@
 #include <QValueAxis>
 #include <QVBoxLayout>
 
+#include "gui/dose/dvh_bands.hpp"
 #include "gui/dose/dvh_store.hpp"
 #include "gui/model/dose_set_store.hpp"
 #include "gui/model/plan_model.hpp"
 #include "gui/model/plural.hpp"
+#include "gui/model/robustness_model.hpp"
 #include "gui/model/view_state.hpp"
 #include "gui/views/patient_tree.hpp"  // colorSwatch
 
@@ -137,6 +141,14 @@ DvhPanel::DvhPanel(ViewState* state, DvhStore* dvhs, PlanModel* plan, QWidget* p
   queryBar->setContentsMargins(0, 0, 0, 0);
   queryBar->addWidget(new QLabel(tr("Queries")));
   queryBar->addWidget(queryEdit_, 1);
+  // In the query bar, not under the lists: the lists column sets the dock's minimum height,
+  // which the views above it pay for at 1280 x 800.
+  bandsCheck_ = new QCheckBox(tr("Robustness bands"));
+  bandsCheck_->setObjectName("dvhBandsCheck");
+  bandsCheck_->setToolTip(tr("Each structure's DVH range over the error scenarios of the last robustness "
+                             "evaluation (Robustness dock), until the plan changes"));
+  bandsCheck_->setVisible(false);  // until a robustness model is set
+  queryBar->addWidget(bandsCheck_);
   queryBar->addWidget(export_);
   auto* bottom = new QWidget;
   auto* bottomLayout = new QVBoxLayout(bottom);
@@ -221,6 +233,7 @@ void DvhPanel::onItemChanged(QListWidgetItem* item) {
     if (!on) hidden_.append(name);
     // Toggling a structure hides or shows its curves without rebuilding the others.
     for (QLineSeries* s : series_.value(name)) s->setVisible(on);
+    if (QAreaSeries* b = bands_.value(name)) b->setVisible(on);
     refreshTable();
     emit refreshed();
   } else {
@@ -237,8 +250,10 @@ void DvhPanel::refresh() {
     delete s;
   }
   series_.clear();
+  bands_.clear();
   DoseSetStore* store = dvhs_->doseSets();
-  double maxGy = 0;
+  // Bands first: the chart draws later series on top, and the curves must stay readable.
+  double maxGy = addBands();
   int curves = 0, pending = 0;
   const auto& scene = state_->scene();
   for (int i = 0; scene && i < store->count(); ++i) {
@@ -423,6 +438,54 @@ void DvhPanel::refreshTable() {
 }
 
 QList<QLineSeries*> DvhPanel::series(const QString& structure) const { return series_.value(structure); }
+
+void DvhPanel::setRobustnessModel(RobustnessModel* model) {
+  if (robustness_) disconnect(robustness_, nullptr, this, nullptr);
+  robustness_ = model;
+  bandsCheck_->setVisible(model != nullptr);
+  if (model) {
+    connect(model, &RobustnessModel::bandsChanged, this, [this] {
+      const QSignalBlocker block(bandsCheck_);
+      bandsCheck_->setChecked(robustness_->bandsVisible());
+      bandsCheck_->setEnabled(robustness_->bands() != nullptr);
+      refresh();
+    });
+    connect(bandsCheck_, &QCheckBox::toggled, model, &RobustnessModel::setBandsVisible, Qt::UniqueConnection);
+    bandsCheck_->setChecked(model->bandsVisible());
+    bandsCheck_->setEnabled(model->bands() != nullptr);
+  }
+  refresh();
+}
+
+double DvhPanel::addBands() {
+  const auto result = robustness_ ? robustness_->bands() : nullptr;
+  const auto& scene = state_->scene();
+  if (!result || !robustness_->bandsVisible() || !scene) return 0;
+  double maxGy = 0;
+  for (const auto& s : result->structures) {
+    const Structure* st = scene->patient().structures.find(s.name);
+    const QColor colour = st ? QColor(st->color[0], st->color[1], st->color[2]) : QColor(Qt::black);
+    double reach = 0;
+    QAreaSeries* area = makeDvhBand(s, colour, kMaxPointsPerCurve, &reach);
+    if (!area) continue;
+    const QString name = QString::fromStdString(s.name);
+    chart_->addSeries(area);
+    area->attachAxis(axisX_);
+    area->attachAxis(axisY_);
+    area->setVisible(!hidden_.contains(name));
+    bands_.insert(name, area);
+    maxGy = std::max(maxGy, reach);
+  }
+  return maxGy;
+}
+
+QAreaSeries* DvhPanel::band(const QString& structure) const { return bands_.value(structure); }
+
+int DvhPanel::visibleBandCount() const {
+  int n = 0;
+  for (QAreaSeries* b : bands_) n += b->isVisible();
+  return n;
+}
 
 int DvhPanel::visibleSeriesCount() const {
   int n = 0;

@@ -11,6 +11,12 @@
 /// dvh_query.hpp) and each query becomes one more table column (logically after V107, shown
 /// right after the dose set), read off the same cumulative curves by linear interpolation. "exportDvhCsv" (and File > Export DVH) writes
 /// the shown curves as CSV: structure, dose set, dose bin (Gy), volume (% and cc).
+///
+/// Robustness bands (issue 16, item 4; setRobustnessModel()): for each shown structure the
+/// envelope of its DVH over the error scenarios of the last robustness evaluation, a
+/// translucent area in the structure's colour under the curves ("dvhBandsCheck" toggles it).
+/// The bands belong to the plan they were computed for: the first plan edit removes them
+/// (RobustnessModel::bands()).
 #include <vector>
 
 #include <QHash>
@@ -25,8 +31,10 @@ class QListWidget;
 class QListWidgetItem;
 class QTableWidget;
 
+class QAreaSeries;
 class QChart;
 class QChartView;
+class QCheckBox;
 class QLineSeries;
 class QValueAxis;
 
@@ -34,6 +42,7 @@ namespace penumbra::gui {
 
 class DvhStore;
 class PlanModel;
+class RobustnessModel;
 class ViewState;
 
 class DvhPanel : public QWidget {
@@ -51,6 +60,12 @@ public:
   QList<QLineSeries*> series(const QString& structure) const;
   /// Number of curves currently visible.
   int visibleSeriesCount() const;
+  /// Draws the bands of `model`'s evaluation (null: none).
+  void setRobustnessModel(RobustnessModel* model);
+  /// A structure's robustness band (null when none is drawn), visible or not.
+  QAreaSeries* band(const QString& structure) const;
+  /// Number of bands currently visible.
+  int visibleBandCount() const;
   /// Checks or unchecks a structure in the list (as the user's click).
   void setStructureChecked(const QString& structure, bool on);
   /// Checks or unchecks a dose set (by id) in the list.
@@ -89,6 +104,8 @@ private:
   void rebuildDoseSetList();
   void refresh();
   void refreshTable();
+  /// Adds the bands to the chart; returns the highest dose they reach [Gy].
+  double addBands();
   void onItemChanged(QListWidgetItem* item);
 
   ViewState* state_;
@@ -109,6 +126,9 @@ private:
   QValueAxis* axisY_ = nullptr;
   /// Curves by structure name.
   QHash<QString, QList<QLineSeries*>> series_;
+  RobustnessModel* robustness_ = nullptr;
+  QCheckBox* bandsCheck_ = nullptr;
+  QHash<QString, QAreaSeries*> bands_;
   QStringList hidden_;
   QList<int> uncheckedSets_;  ///< dose-set ids the user unchecked (new sets start checked)
   bool updating_ = false;

@@ -16,6 +16,7 @@
 #include "gui/model/plan_model.hpp"
 #include "gui/model/plural.hpp"
 #include "gui/model/view_state.hpp"
+#include "gui/optimise/robust_optimise_run.hpp"
 #include "proton/proton_dose.hpp"
 #include "spmv/spmv.hpp"
 
@@ -45,17 +46,6 @@ std::vector<std::int64_t> voxelsOnGrid(const Mask& m, const Grid& g) {
       }
   return out;
 }
-
-/// Maps an engine's 0..1 progress into [base, base + span] of the job's.
-class ScaledSink : public ProgressSink {
-public:
-  ScaledSink(const JobControl& jc, double base, double span) : jc_(jc), base_(base), span_(span) {}
-  void report(double f, std::string_view stage) override { jc_.report(base_ + span_ * f, stage); }
-
-private:
-  const JobControl& jc_;
-  double base_, span_;
-};
 
 }  // namespace
 
@@ -142,9 +132,10 @@ Job* OptimiseController::start(const std::vector<ObjectiveRow>& rows, const Opti
   const int run = ++run_;
 
   Job* job = jobs_->submit(
-      tr("Optimise %1 (%2, %3)")
+      tr("Optimise %1 (%2, %3%4)")
           .arg(run)
-          .arg(countOf(qsizetype(request->beams.size()), "beam"), countOf(qsizetype(plan_->totalSpots()), "spot")),
+          .arg(countOf(qsizetype(request->beams.size()), "beam"), countOf(qsizetype(plan_->totalSpots()), "spot"),
+               settings.robust ? tr(", robust %1").arg(optimise::toString(settings.robustMode)) : QString()),
       [patient, request, rows, settings, doseOptions, shared, self](const JobControl& jc) {
         // 1. Objectives on the dose grid.
         jc.report(0.0, "optimise: objectives");
@@ -186,32 +177,9 @@ Job* OptimiseController::start(const std::vector<ObjectiveRow>& rows, const Opti
         shared->outcome.objectiveVoxels = std::int64_t(all.size());
         const optimise::PlanObjective objective(std::move(structures));
 
-        // 2. D from the proton engine (its matrix is built on the CPU).
-        const auto t0 = Clock::now();
-        proton::ProtonDoseRequest mreq = *request;
-        mreq.backend = Backend::Cpu;
-        mreq.params.computeDoseMatrix = true;
-        mreq.params.doseMatrixRelativeCutoff = settings.relativeCutoff;
-        ScaledSink matrixSink(jc, 0.0, 0.4);
-        proton::ProtonDoseResult built = proton::computeProtonDose(mreq, JobControl{&matrixSink, jc.cancel});
-        const Grid doseGrid = built.dose.grid;
-        if (!built.matrix) throw Error(ErrorCode::Internal, "the proton engine returned no dose matrix");
-        shared->outcome.rows = built.matrix->rows;
-        shared->outcome.cols = built.matrix->cols;
-        shared->outcome.nnz = built.matrix->nnz();
-        objective.validate(built.matrix->rows);
-        jc.report(0.4, "optimise: SpMV engine (D and its transpose)");
-        spmv::SpmvOptions so;
-        so.backend = settings.spmvBackend;
-        so.cpuThreads = doseOptions.cpuThreads;
-        const spmv::SpmvEngine engine(std::move(static_cast<spmv::HalfCsr&>(*built.matrix)), so, jc);
-        built = {};
-        shared->outcome.backend = QString::fromStdString(engine.deviceName().empty() ? toString(engine.backend())
-                                                                                     : engine.deviceName());
-        shared->outcome.matrixSeconds = std::chrono::duration<double>(Clock::now() - t0).count();
-
-        // 3. Projected L-BFGS in one run (see the header): the iterate reaches the callback at
-        // most every publishSeconds (on the GPU that is the loop's only download).
+        // 2. The iterate's consumer: the objective plot and, at most every publishSeconds, the
+        // live dose (on the GPU that is the loop's only download).
+        Grid doseGrid = grid;
         std::vector<double> w = optimise::planWeights(request->beams);
         optimise::OptimiserOptions o;
         o.maxIterations = std::max(1, settings.maxIterations);
@@ -237,8 +205,40 @@ Job* OptimiseController::start(const std::vector<ObjectiveRow>& rows, const Opti
           QMetaObject::invokeMethod(
               self, [self, dose, it, f] { if (self) self->publishLive(dose, it, f); }, Qt::QueuedConnection);
         };
-        optimise::OptimiseResult res =
-            optimise::optimiseSpotWeights(engine, objective, w, o, JobControl{nullptr, jc.cancel}, cb);
+
+        optimise::OptimiseResult res;
+        if (settings.robust) {
+          // 3r. One D_s per scenario (memory checked first), then the robust objective.
+          proton::ProtonDoseRequest mreq = *request;
+          mreq.backend = doseOptions.backend;
+          res = runRobustOptimisation(mreq, objective, w, settings, doseOptions.cpuThreads, o, jc, cb, shared->outcome);
+        } else {
+          // 3. D from the proton engine (its matrix is built on the CPU), then projected L-BFGS
+          // in one run (see the header).
+          const auto t0 = Clock::now();
+          proton::ProtonDoseRequest mreq = *request;
+          mreq.backend = Backend::Cpu;
+          mreq.params.computeDoseMatrix = true;
+          mreq.params.doseMatrixRelativeCutoff = settings.relativeCutoff;
+          ScaledSink matrixSink(jc, 0.0, 0.4);
+          proton::ProtonDoseResult built = proton::computeProtonDose(mreq, JobControl{&matrixSink, jc.cancel});
+          doseGrid = built.dose.grid;
+          if (!built.matrix) throw Error(ErrorCode::Internal, "the proton engine returned no dose matrix");
+          shared->outcome.rows = built.matrix->rows;
+          shared->outcome.cols = built.matrix->cols;
+          shared->outcome.nnz = built.matrix->nnz();
+          objective.validate(built.matrix->rows);
+          jc.report(0.4, "optimise: SpMV engine (D and its transpose)");
+          spmv::SpmvOptions so;
+          so.backend = settings.spmvBackend;
+          so.cpuThreads = doseOptions.cpuThreads;
+          const spmv::SpmvEngine engine(std::move(static_cast<spmv::HalfCsr&>(*built.matrix)), so, jc);
+          built = {};
+          shared->outcome.backend = QString::fromStdString(engine.deviceName().empty() ? toString(engine.backend())
+                                                                                       : engine.deviceName());
+          shared->outcome.matrixSeconds = std::chrono::duration<double>(Clock::now() - t0).count();
+          res = optimise::optimiseSpotWeights(engine, objective, w, o, JobControl{nullptr, jc.cancel}, cb);
+        }
         w = res.weights;
         shared->outcome.objective = res.objective;
         auto dose = std::make_shared<Volume<float>>(doseGrid, 0.0f);
@@ -319,13 +319,16 @@ void OptimiseController::onJobFinished(Job* job, std::shared_ptr<Shared> shared)
     set.profiles = std::move(shared->finalDose->profiles);
     const int index = store_->add(std::move(set));
     outcome_.finalDoseSetId = store_->at(index)->id;
-    emit message(tr("Optimisation %1 after %2 iterations (%3 it/s, %4), f = %5; final dose: %6")
+    emit message(tr("Optimisation %1 after %2 iterations (%3 it/s, %4), f = %5%7; final dose: %6")
                      .arg(optimise::toString(outcome_.state))
                      .arg(outcome_.iterations)
                      .arg(outcome_.iterationsPerSecond, 0, 'f', 1)
                      .arg(outcome_.backend)
                      .arg(outcome_.objective, 0, 'g', 5)
-                     .arg(store_->at(index)->name));
+                     .arg(store_->at(index)->name)
+                     .arg(outcome_.scenarios > 0 ? tr(" (robust over %1, worst: %2)")
+                                                       .arg(countOf(outcome_.scenarios, "scenario"), outcome_.worstScenario)
+                                                 : QString()));
   } else if (job->state() == Job::State::Cancelled && haveWeights) {
     // Stopped: the best weights are the plan's; the live dose set (D w) stays as the record.
     if (shared->lastDose) {

@@ -24,6 +24,8 @@
 #include "gui/plan/plan_controller.hpp"
 #include "optimise/objective.hpp"
 #include "optimise/optimise.hpp"
+#include "optimise/robust_optimise.hpp"
+#include "robust/scenario.hpp"
 // QPointer<Job> needs the complete type wherever this header's moc output is compiled.
 #include "gui/jobs/job_runner.hpp"
 
@@ -49,6 +51,12 @@ struct OptimiseSettings {
   Backend spmvBackend = Backend::Auto;
   bool finalDose = true;         ///< full proton engine with the optimised weights at the end
   bool finalDoseAfterStop = true;
+  /// Robust optimisation (issue 16, item 3): one dose matrix per error scenario (built on the
+  /// dose backend, memory checked first) and optimise::optimiseRobust in `robustMode`; false:
+  /// the nominal plan only. The scenarios are the Robustness panel's.
+  bool robust = false;
+  optimise::RobustMode robustMode = optimise::RobustMode::CompositeWorstCase;
+  robust::ScenarioOptions scenarios;
 };
 
 /// What the last run produced (GUI thread).
@@ -63,6 +71,11 @@ struct OptimiseOutcome {
   std::int64_t rows = 0, cols = 0, nnz = 0;
   std::int64_t objectiveVoxels = 0;  ///< distinct dose voxels in any objective
   QString backend;
+  /// Robust runs: the scenarios optimised over (0: a nominal run), the worst scenario's name
+  /// and its objective value at the result.
+  int scenarios = 0;
+  QString worstScenario;
+  double worstScenarioObjective = 0;
   int finalDoseSetId = -1;  ///< -1: none (yet)
 };
 

@@ -23,6 +23,7 @@
 #include "gui/jobs/job_runner.hpp"
 #include "gui/model/plan_model.hpp"
 #include "gui/model/plural.hpp"
+#include "gui/model/robustness_model.hpp"
 #include "gui/model/view_state.hpp"
 
 namespace penumbra::gui {
@@ -90,6 +91,21 @@ OptimisePanel::OptimisePanel(OptimiseController* controller, PlanModel* plan, Vi
   iterations_->setValue(OptimiseSettings{}.maxIterations);
   form->addRow(tr("Matrix cut-off"), cutoff_);
   form->addRow(tr("Max iterations"), iterations_);
+  robust_ = new QComboBox;
+  robust_->setObjectName("robustModeCombo");
+  robust_->addItem(tr("none (nominal plan)"), -1);
+  robust_->addItem(tr("expected value"), int(optimise::RobustMode::ExpectedValue));
+  robust_->addItem(tr("composite worst case"), int(optimise::RobustMode::CompositeWorstCase));
+  robust_->setToolTip(tr("Robust optimisation over the Robustness panel's error scenarios: one dose matrix "
+                         "per scenario; the mean objective (expected value) or the worst scenario's (minimax)"));
+  robust_->setEnabled(false);  // until the scenario settings are known (setRobustnessModel)
+  robustHint_ = new QLabel;
+  robustHint_->setObjectName("robustScenariosLabel");
+  robustHint_->setWordWrap(true);
+  robustHint_->setVisible(false);
+  form->addRow(tr("Robust"), robust_);
+  form->addRow(robustHint_);
+  connect(robust_, &QComboBox::currentIndexChanged, this, &OptimisePanel::updateRobustHint);
   layout->addLayout(form);
 
   auto* runButtons = new QHBoxLayout;
@@ -149,7 +165,7 @@ OptimisePanel::OptimisePanel(OptimiseController* controller, PlanModel* plan, Vi
     if (job->state() == Job::State::Failed)
       status_->setText(tr("Failed: %1").arg(job->errorMessage()));
     else if (o.iterations > 0 || job->state() == Job::State::Done)
-      status_->setText(tr("%1: %2, %3 it/s (%4), f = %5; D %6 x %7, %8 non-zeros")
+      status_->setText(tr("%1: %2, %3 it/s (%4), f = %5; D %6 x %7, %8 non-zeros%9")
                            .arg(job->state() == Job::State::Cancelled ? tr("Stopped, best weights kept")
                                                                         : QString(optimise::toString(o.state)),
                                 countOf(o.iterations, "iteration"))
@@ -158,7 +174,10 @@ OptimisePanel::OptimisePanel(OptimiseController* controller, PlanModel* plan, Vi
                            .arg(o.objective, 0, 'g', 4)
                            .arg(o.rows)
                            .arg(o.cols)
-                           .arg(o.nnz));
+                           .arg(o.nnz)
+                           .arg(o.scenarios > 0 ? tr("; robust over %1, worst: %2")
+                                                      .arg(countOf(o.scenarios, "scenario"), o.worstScenario)
+                                                : QString()));
     else
       status_->setText(tr("Cancelled."));
     updateButtons();
@@ -223,7 +242,39 @@ OptimiseSettings OptimisePanel::settings() const {
   OptimiseSettings s;
   s.relativeCutoff = cutoff_->value();
   s.maxIterations = iterations_->value();
+  const int mode = robust_->currentData().toInt();
+  if (robustness_ && mode >= 0) {
+    s.robust = true;
+    s.robustMode = optimise::RobustMode(mode);
+    s.scenarios = robustness_->settings().scenarios;
+  }
   return s;
+}
+
+void OptimisePanel::setRobustnessModel(RobustnessModel* model) {
+  if (robustness_) disconnect(robustness_, nullptr, this, nullptr);
+  robustness_ = model;
+  robust_->setEnabled(model != nullptr);
+  if (!model) robust_->setCurrentIndex(0);
+  else connect(model, &RobustnessModel::settingsChanged, this, &OptimisePanel::updateRobustHint);
+  updateRobustHint();
+}
+
+void OptimisePanel::updateRobustHint() {
+  const bool on = robustness_ && robust_->currentData().toInt() >= 0;
+  robustHint_->setVisible(on);
+  if (!on) return;
+  const robust::ScenarioOptions& o = robustness_->settings().scenarios;
+  QString count;
+  try {
+    count = countOf(qsizetype(robust::makeScenarios(o).size()), "scenario");
+  } catch (const std::exception& e) {
+    count = tr("no scenario (%1)").arg(QString::fromStdString(e.what()));
+  }
+  robustHint_->setText(tr("%1 (range %2 %, setup %3 mm; Robustness panel), one dose matrix each")
+                           .arg(count)
+                           .arg(o.rangePercent, 0, 'g', 3)
+                           .arg(o.setupMm, 0, 'g', 3));
 }
 
 void OptimisePanel::setSettings(const OptimiseSettings& s) {

@@ -3,7 +3,8 @@
 /// type target / organ at risk, objective kind, dose level [Gy], weight; defaults from the
 /// structure kinds and the prescription), the optimiser settings (matrix cut-off, iterations),
 /// Optimise / Stop, and a live plot of the objective value per iteration. The work is done by
-/// OptimiseController (a JobRunner job).
+/// OptimiseController (a JobRunner job). "Robust" (issue 16, item 3): none, expected value or
+/// composite worst case over the Robustness panel's scenarios (RobustnessModel's settings).
 #include <functional>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "gui/optimise/optimise_controller.hpp"
 
 class QChartView;
+class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
 class QLineSeries;
@@ -24,6 +26,7 @@ class QValueAxis;
 namespace penumbra::gui {
 
 class PlanModel;
+class RobustnessModel;
 class ViewState;
 
 class OptimisePanel : public QWidget {
@@ -39,6 +42,8 @@ public:
   /// Shows the settings the panel has controls for (matrix cut-off, iterations; a case's).
   void setSettings(const OptimiseSettings& settings);
   QLineSeries* objectiveSeries() const { return series_; }
+  /// The scenario settings of the robust option (null: robust optimisation is not offered).
+  void setRobustnessModel(RobustnessModel* model);
   OptimiseController* controller() const { return controller_; }
 
 public slots:
@@ -51,6 +56,7 @@ private:
   void addRow(const ObjectiveRow& row);
   void onIteration(int iteration, double objective);
   void updateButtons();
+  void updateRobustHint();
 
   OptimiseController* controller_;
   PlanModel* plan_;
@@ -58,6 +64,9 @@ private:
   QTableWidget* table_;
   QDoubleSpinBox* cutoff_;
   QSpinBox* iterations_;
+  QComboBox* robust_;
+  QLabel* robustHint_;
+  RobustnessModel* robustness_ = nullptr;
   QPushButton* optimiseButton_;
   QPushButton* stopButton_;
   QLabel* status_;

@@ -81,10 +81,14 @@ void BatchRunner::afterPlan() {
   const auto& scene = window_->viewState()->scene();
   if (scene && ws->plan()->beamCount() > 0)
     window_->viewState()->setCrosshair(scene->grid().worldToIndex(ws->plan()->beam(0).beam.isocenter));
-  whenDisplaysIdle([this] {
-    printPlanQuality();
-    QTimer::singleShot(200, this, [this] { emit done(grabAndBench()); });
-  });
+  auto grab = [this] {
+    whenDisplaysIdle([this] {
+      printPlanQuality();
+      QTimer::singleShot(200, this, [this] { emit done(grabAndBench()); });
+    });
+  };
+  if (options_.robustnessRun) return runRobustness(grab);
+  grab();
 }
 
 void BatchRunner::printPlanQuality() {

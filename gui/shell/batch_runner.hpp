@@ -11,6 +11,10 @@
 ///                      (floated and enlarged), once the demo plan's DVHs are computed
 ///   --compare-screenshot FILE  the first two dose sets compared (gamma 3 %/3 mm global), the
 ///                      views in the gamma map, the Compare dock raised (batch_compare.cpp)
+///   --robustness-run   after the demo plan: the Robustness panel's evaluation (its default 21
+///                      scenarios; --robustness-grid MM for a coarser dose grid), the table printed,
+///                      the Robustness dock raised and the DVH bands drawn before the screenshots
+///                      (batch_robustness.cpp)
 ///   --bench-render N   median render time of the axial view
 ///   --bench-latency    event-loop latency while a CPU dose job runs on the demo plan (a
 ///                      QTimer at 10 ms; latency = how late each tick fires), then cancel
@@ -65,10 +69,13 @@ struct BatchOptions {
   bool benchOptimise = false;
   QString optimiseScreenshot;
   bool optimise() const { return benchOptimise || !optimiseScreenshot.isEmpty(); }
+  /// Robustness of the demo plan before the screenshots; its dose grid [mm] (0: the plan's).
+  bool robustnessRun = false;
+  double robustnessGridMm = 0;
   bool any() const {
     return demoPlan || !screenshot.isEmpty() || !bevScreenshot.isEmpty() || !dvhScreenshot.isEmpty() ||
            !profilingScreenshot.isEmpty() || !compareScreenshot.isEmpty() || benchRenders > 0 || benchLatency ||
-           optimise();
+           optimise() || robustnessRun;
   }
   /// No option but demoPlan (the interactive demo, which does not exit).
   bool onlyDemoPlan() const {
@@ -105,6 +112,8 @@ private:
   void afterOptimise();
   /// --compare-screenshot (batch_compare.cpp).
   void runCompare();
+  /// --robustness-run (batch_robustness.cpp): evaluates, prints the table, then `then`.
+  void runRobustness(std::function<void()> then);
   void cancelRun(std::size_t which);
 
   MainWindow* window_;

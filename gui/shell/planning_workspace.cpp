@@ -1,5 +1,7 @@
 #include "gui/shell/planning_workspace.hpp"
 
+#include <algorithm>
+
 #include <QAction>
 #include <QDockWidget>
 #include <QFontMetrics>
@@ -26,6 +28,7 @@
 #include "gui/model/plan_model.hpp"
 #include "gui/model/plural.hpp"
 #include "gui/model/profile_model.hpp"
+#include "gui/model/robustness_model.hpp"
 #include "gui/optimise/optimise_controller.hpp"
 #include "gui/optimise/optimise_panel.hpp"
 #include "gui/overlays/beam_display.hpp"
@@ -38,6 +41,8 @@
 #include "gui/plan/bev_panel.hpp"
 #include "gui/plan/live_dose_controller.hpp"
 #include "gui/plan/plan_controller.hpp"
+#include "gui/robust/robustness_controller.hpp"
+#include "gui/robust/robustness_panel.hpp"
 #include "gui/shell/main_window.hpp"
 #include "gui/shell/plan_file_actions.hpp"
 #include "gui/views/patient_tree.hpp"
@@ -45,6 +50,13 @@
 #include "gui/views/view3d.hpp"
 
 namespace penumbra::gui {
+
+namespace {
+/// The right column's width while the Robustness dock is raised from the menu, and the
+/// beam's-eye view's height under it [px].
+constexpr int kRobustnessDockWidth = 440;
+constexpr int kBevHeightBesideRobustness = 200;
+}  // namespace
 
 PlanningWorkspace::PlanningWorkspace(QMainWindow* window, ViewState* state,
                                      std::array<SliceView*, 3> views, View3D* view3d)
@@ -59,7 +71,8 @@ PlanningWorkspace::PlanningWorkspace(QMainWindow* window, ViewState* state,
       optimiser_(new OptimiseController(state, plan_, store_, jobs_, controller_, this)),
       comparison_(new ComparisonModel(this)),
       compareController_(new CompareController(state, store_, jobs_, comparison_, this)),
-      profile_(new ProfileModel(this)) {
+      profile_(new ProfileModel(this)),
+      robustness_(new RobustnessModel(this)) {
   for (SliceView* v : views) {
     const SliceOrientation o = v->orientation();
     auto* wash = new DoseWashDisplay(v->renderer(), state, o, store_, settings_, plan_);
@@ -116,6 +129,7 @@ PlanningWorkspace::PlanningWorkspace(QMainWindow* window, ViewState* state,
   connect(dvhs_, &DvhStore::message, this, &PlanningWorkspace::message);
   connect(optimiser_, &OptimiseController::message, this, &PlanningWorkspace::message);
   connect(compareController_, &CompareController::message, this, &PlanningWorkspace::message);
+  connect(robustController_, &RobustnessController::message, this, &PlanningWorkspace::message);
   compareViews_ = new CompareViews(state, comparison_, store_, settings_, plan_, profile_);
   connect(store_, &DoseSetStore::currentDoseSetChanged, this, [this] {
     lastCursor_ = {-1e9, -1e9, -1e9};
@@ -190,8 +204,10 @@ void PlanningWorkspace::buildDocks(QMainWindow* window) {
   bevPanel_ = new BevPanel(plan_);
   jobPanel_ = new JobPanel(jobs_);
   dvhPanel_ = new DvhPanel(state_, dvhs_, plan_);
+  dvhPanel_->setRobustnessModel(robustness_);
   profilingPanel_ = new ProfilingPanel(store_);
   optimisePanel_ = new OptimisePanel(optimiser_, plan_, state_, [this] { return beamEditor_->doseOptions(); });
+  optimisePanel_->setRobustnessModel(robustness_);  // the robust option's scenarios
   QDockWidget* planDock = dock(tr("Plan"), "planDock", beamEditor_, true);
   QDockWidget* doseDock = dock(tr("Dose"), "doseDock", dosePanel_, true);
   QDockWidget* bevDock = dock(tr("Beam's eye view"), "bevDock", bevPanel_, false);
@@ -223,6 +239,17 @@ void PlanningWorkspace::buildDocks(QMainWindow* window) {
   });
   QDockWidget* compareDock = dock(tr("Compare"), "compareDock", comparePanel_, true);
   window->tabifyDockWidget(optimiseDock, compareDock);
+  // Robustness: the Plan dock's dose settings, the Optimise panel's objectives as limits, live
+  // refresh after each edit with live dose on a GPU.
+  robustController_ = new RobustnessController(
+      controller_, robustness_, [this] { return beamEditor_->doseOptions(); },
+      [this] { return optimisePanel_->rows(); }, this);
+  robustController_->setLiveDose(live_);
+  robustnessPanel_ = new RobustnessPanel(robustController_);
+  // Not scrolled: its table scrolls itself, and its minimum height (about 270 px: Run, the tabs)
+  // keeps a 1280 x 800 window at its size with the beam's-eye view under it.
+  QDockWidget* robustnessDock = dock(tr("Robustness"), "robustnessDock", robustnessPanel_, false);
+  window->tabifyDockWidget(compareDock, robustnessDock);
   planDock->raise();
   if (auto* messages = window->findChild<QDockWidget*>("messagesDock"))
     window->splitDockWidget(messages, jobsDock, Qt::Vertical);
@@ -281,6 +308,25 @@ void PlanningWorkspace::buildMenu(QMainWindow* window) {
   backends->setObjectName("actionCompareBackends");
   backends->setToolTip(tr("Recompute the current dose on the other backend (CPU / CUDA) or ray-tracing variant "
                           "and compare the two doses"));
+  auto* robustness = menu->addAction(tr("&Robustness..."), this, [window] {
+    if (auto* d = window->findChild<QDockWidget*>("robustnessDock")) {
+      d->show();
+      d->raise();
+      if (d->isFloating()) return;
+      // Its table (seven columns) needs a wider right column than the plan editor does, and
+      // rows in sight: the beam's-eye view under it gives up height (the user may drag back).
+      if (d->width() < kRobustnessDockWidth) window->resizeDocks({d}, {kRobustnessDockWidth}, Qt::Horizontal);
+      auto* bev = window->findChild<QDockWidget*>("bevDock");
+      if (bev && bev->isVisible() && !bev->isFloating()) {
+        const int total = d->height() + bev->height();
+        const int bevHeight = std::max(bev->minimumSizeHint().height(), kBevHeightBesideRobustness);
+        if (bev->height() > bevHeight) window->resizeDocks({d, bev}, {total - bevHeight, bevHeight}, Qt::Vertical);
+      }
+    }
+  });
+  robustness->setObjectName("actionRobustness");
+  robustness->setToolTip(tr("The plan under range and setup errors: table, DVH bands, worst-case dose "
+                            "(Robustness dock)"));
 }
 
 void PlanningWorkspace::addFileActions(QMenu* file, QAction* before) {

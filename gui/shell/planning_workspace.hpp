@@ -8,7 +8,8 @@
 ///   docks    Plan (beam/spot editor + dose launcher + live-dose toggle), Dose (display),
 ///            Beam's eye view, Jobs, DVH (DvhStore: one DVH job per dose set), Kernel profiling
 ///            and Compare (gamma and difference of two dose sets, ComparisonModel; its maps on
-///            the slice views);
+///            the slice views), Robustness (error scenarios: table, worst-case and spread dose
+///            sets, DVH bands; RobustnessModel);
 ///   menu     Plan, and the File menu's case and DICOM RT entries (PlanFileActions);
 ///            the status-bar dose read-out under the cursor and the live dose's state.
 /// A new patient cancels running jobs and clears the plan and the dose sets.
@@ -54,6 +55,9 @@ class OptimisePanel;
 struct OptimiseSettings;
 class ProfilingPanel;
 class PatientTree;
+class RobustnessController;
+class RobustnessModel;
+class RobustnessPanel;
 class PlanModel;
 struct PlannedBeam;
 class ProfileModel;
@@ -96,6 +100,12 @@ public:
   /// A | B | map side by side: the main window shows it instead of its planning views while
   /// comparison()->sideBySide() is on.
   CompareViews* compareViews() const { return compareViews_; }
+  /// Robustness (issue 16, item 4): the scenario settings and the last evaluation (the DVH
+  /// panel draws its bands, the Optimise panel's robust option reads the settings), its job
+  /// logic and the "Robustness" dock's panel.
+  RobustnessModel* robustness() const { return robustness_; }
+  RobustnessController* robustnessController() const { return robustController_; }
+  RobustnessPanel* robustnessPanel() const { return robustnessPanel_; }
   /// Line profiles: the line drawn with the Profile tool and the "Profile" dock's chart.
   ProfileModel* profile() const { return profile_; }
   ProfilePanel* profilePanel() const { return profilePanel_; }
@@ -162,6 +172,9 @@ private:
   CompareViews* compareViews_ = nullptr;
   ProfileModel* profile_;
   ProfilePanel* profilePanel_ = nullptr;
+  RobustnessModel* robustness_;
+  RobustnessController* robustController_ = nullptr;
+  RobustnessPanel* robustnessPanel_ = nullptr;
   std::array<ComparisonWashDisplay*, 3> compareWash_{};
   PlanFileActions* fileActions_ = nullptr;
   std::array<IsodoseDisplay*, 3> isodose_{};
