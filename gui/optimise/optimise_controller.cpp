@@ -16,6 +16,7 @@
 #include "gui/model/plan_model.hpp"
 #include "gui/model/plural.hpp"
 #include "gui/model/view_state.hpp"
+#include "gui/optimise/nominal_matrix.hpp"
 #include "gui/optimise/robust_optimise_run.hpp"
 #include "proton/proton_dose.hpp"
 #include "spmv/spmv.hpp"
@@ -213,31 +214,11 @@ Job* OptimiseController::start(const std::vector<ObjectiveRow>& rows, const Opti
           mreq.backend = doseOptions.backend;
           res = runRobustOptimisation(mreq, objective, w, settings, doseOptions.cpuThreads, o, jc, cb, shared->outcome);
         } else {
-          // 3. D from the proton engine (its matrix is built on the CPU), then projected L-BFGS
-          // in one run (see the header).
-          const auto t0 = Clock::now();
-          proton::ProtonDoseRequest mreq = *request;
-          mreq.backend = Backend::Cpu;
-          mreq.params.computeDoseMatrix = true;
-          mreq.params.doseMatrixRelativeCutoff = settings.relativeCutoff;
-          ScaledSink matrixSink(jc, 0.0, 0.4);
-          proton::ProtonDoseResult built = proton::computeProtonDose(mreq, JobControl{&matrixSink, jc.cancel});
-          doseGrid = built.dose.grid;
-          if (!built.matrix) throw Error(ErrorCode::Internal, "the proton engine returned no dose matrix");
-          shared->outcome.rows = built.matrix->rows;
-          shared->outcome.cols = built.matrix->cols;
-          shared->outcome.nnz = built.matrix->nnz();
-          objective.validate(built.matrix->rows);
-          jc.report(0.4, "optimise: SpMV engine (D and its transpose)");
-          spmv::SpmvOptions so;
-          so.backend = settings.spmvBackend;
-          so.cpuThreads = doseOptions.cpuThreads;
-          const spmv::SpmvEngine engine(std::move(static_cast<spmv::HalfCsr&>(*built.matrix)), so, jc);
-          built = {};
-          shared->outcome.backend = QString::fromStdString(engine.deviceName().empty() ? toString(engine.backend())
-                                                                                       : engine.deviceName());
-          shared->outcome.matrixSeconds = std::chrono::duration<double>(Clock::now() - t0).count();
-          res = optimise::optimiseSpotWeights(engine, objective, w, o, JobControl{nullptr, jc.cancel}, cb);
+          // 3. D (on the GPU, where it stays, when the products go there: nominal_matrix.hpp),
+          // then projected L-BFGS in one run (see the header).
+          const std::unique_ptr<spmv::SpmvEngine> engine =
+              makeNominalEngine(*request, objective, settings, doseOptions.cpuThreads, jc, shared->outcome, doseGrid);
+          res = optimise::optimiseSpotWeights(*engine, objective, w, o, JobControl{nullptr, jc.cancel}, cb);
         }
         w = res.weights;
         shared->outcome.objective = res.objective;
