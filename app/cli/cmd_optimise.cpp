@@ -179,11 +179,17 @@ int optimiseCase(const std::string& caseFile, double rx, std::optional<Backend> 
   if (robustOpt) {
     scenarioSet = buildRobustMatrices(req, robustScenarioSet(robustOpt->scenarios, robustOpt->count));
   } else {
+    // On the GPU D stays there for the SpMV engine (spmv/device_half_csr.hpp).
+    req.params.doseMatrixOnDevice = selectBackend(backend).backend == Backend::Cuda;
     built = proton::computeProtonDose(req);
+    req.params.doseMatrixOnDevice = false;
     for (const auto& m : built->messages) std::printf("note: %s\n", m.c_str());
-    std::printf("dose matrix: %lld x %lld, %lld non-zeros (fp16, cut-off %.0e), %.1f s\n",
-                (long long)built->matrix->rows, (long long)built->matrix->cols,
-                (long long)built->matrix->nnz(), built->matrix->relativeCutoff, built->elapsedMs / 1000);
+    const std::int64_t rows = built->deviceMatrix ? built->deviceMatrix->rows : built->matrix->rows;
+    const std::int64_t cols = built->deviceMatrix ? built->deviceMatrix->cols : built->matrix->cols;
+    const std::int64_t nnz = built->deviceMatrix ? built->deviceMatrix->nnz : built->matrix->nnz();
+    std::printf("dose matrix: %lld x %lld, %lld non-zeros (fp16, cut-off %.0e)%s, %.1f s\n", (long long)rows,
+                (long long)cols, (long long)nnz, req.params.doseMatrixRelativeCutoff,
+                built->deviceMatrix ? ", kept on the GPU" : "", built->elapsedMs / 1000);
   }
 
   const std::vector<std::int64_t> targetVoxels = voxelsOnDoseGrid(target->mask, req.doseGrid);
@@ -210,7 +216,9 @@ int optimiseCase(const std::string& caseFile, double rx, std::optional<Backend> 
   } else {
     spmv::SpmvOptions spmvOptions;
     spmvOptions.backend = backend;
-    const spmv::SpmvEngine engine(std::move(static_cast<spmv::HalfCsr&>(*built->matrix)), spmvOptions);
+    const spmv::SpmvEngine engine =
+        built->deviceMatrix ? spmv::SpmvEngine(std::move(*built->deviceMatrix), spmvOptions)
+                            : spmv::SpmvEngine(std::move(static_cast<spmv::HalfCsr&>(*built->matrix)), spmvOptions);
     if (!engine.message().empty()) std::printf("note: %s\n", engine.message().c_str());
     res = optimise::optimiseSpotWeights(
         engine, optimise::PlanObjective(terms), optimise::planWeights(c.beams), options, {},
