@@ -12,42 +12,26 @@ namespace penumbra::gui {
 
 namespace {
 
-std::unique_ptr<spmv::SpmvEngine> engineOnGpu(proton::ProtonDoseRequest req, const optimise::PlanObjective& objective,
-                                              const spmv::SpmvOptions& so, const JobControl& jc,
-                                              OptimiseOutcome& outcome, Grid& doseGrid) {
-  req.backend = Backend::Cuda;
-  req.params.doseMatrixOnDevice = true;
+/// D on the GPU, kept there (onGpu), or on the CPU; then the SpMV engine.
+std::unique_ptr<spmv::SpmvEngine> buildEngine(proton::ProtonDoseRequest req, bool onGpu,
+                                              const optimise::PlanObjective& objective, const spmv::SpmvOptions& so,
+                                              const JobControl& jc, OptimiseOutcome& outcome, Grid& doseGrid) {
+  req.backend = onGpu ? Backend::Cuda : Backend::Cpu;
+  req.params.doseMatrixOnDevice = onGpu;
   ScaledSink sink(jc, 0.0, 0.3);
   proton::ProtonDoseResult built = proton::computeProtonDose(req, JobControl{&sink, jc.cancel});
-  if (!built.deviceMatrix) throw Error(ErrorCode::Internal, "the proton engine returned no dose matrix on the GPU");
+  if (onGpu ? !built.deviceMatrix : !built.matrix)
+    throw Error(ErrorCode::Internal, "the proton engine returned no dose matrix");
   doseGrid = built.dose.grid;
-  outcome.rows = built.deviceMatrix->rows;
-  outcome.cols = built.deviceMatrix->cols;
-  outcome.nnz = built.deviceMatrix->nnz;
+  outcome.rows = onGpu ? built.deviceMatrix->rows : built.matrix->rows;
+  outcome.cols = onGpu ? built.deviceMatrix->cols : built.matrix->cols;
+  outcome.nnz = onGpu ? built.deviceMatrix->nnz : built.matrix->nnz();
   objective.validate(outcome.rows);
-  jc.report(0.3, "optimise: SpMV engine (D^T and layouts on the GPU)");
-  auto engine = std::make_unique<spmv::SpmvEngine>(std::move(*built.deviceMatrix), so, jc);
-  outcome.backend = QString::fromStdString(engine->deviceName() + ", D kept on the GPU");
-  return engine;
-}
-
-std::unique_ptr<spmv::SpmvEngine> engineOnHost(proton::ProtonDoseRequest req, const optimise::PlanObjective& objective,
-                                               const spmv::SpmvOptions& so, const JobControl& jc,
-                                               OptimiseOutcome& outcome, Grid& doseGrid) {
-  req.backend = Backend::Cpu;
-  req.params.doseMatrixOnDevice = false;
-  ScaledSink sink(jc, 0.0, 0.3);
-  proton::ProtonDoseResult built = proton::computeProtonDose(req, JobControl{&sink, jc.cancel});
-  if (!built.matrix) throw Error(ErrorCode::Internal, "the proton engine returned no dose matrix");
-  doseGrid = built.dose.grid;
-  outcome.rows = built.matrix->rows;
-  outcome.cols = built.matrix->cols;
-  outcome.nnz = built.matrix->nnz();
-  objective.validate(outcome.rows);
-  jc.report(0.3, "optimise: SpMV engine (D and its transpose)");
-  auto engine = std::make_unique<spmv::SpmvEngine>(std::move(static_cast<spmv::HalfCsr&>(*built.matrix)), so, jc);
-  outcome.backend =
-      QString::fromStdString(engine->deviceName().empty() ? toString(engine->backend()) : engine->deviceName());
+  jc.report(0.3, onGpu ? "optimise: SpMV engine (D^T and layouts on the GPU)" : "optimise: SpMV engine (D and its transpose)");
+  auto engine = onGpu ? std::make_unique<spmv::SpmvEngine>(std::move(*built.deviceMatrix), so, jc)
+                      : std::make_unique<spmv::SpmvEngine>(std::move(static_cast<spmv::HalfCsr&>(*built.matrix)), so, jc);
+  const std::string where = engine->deviceName().empty() ? toString(engine->backend()) : engine->deviceName();
+  outcome.backend = QString::fromStdString(where + (onGpu ? ", D kept on the GPU" : ""));
   return engine;
 }
 
@@ -70,7 +54,7 @@ std::unique_ptr<spmv::SpmvEngine> makeNominalEngine(const proton::ProtonDoseRequ
   QString note;
   if (settings.spmvBackend != Backend::Cpu && selectBackend(settings.spmvBackend).backend == Backend::Cuda) {
     try {
-      engine = engineOnGpu(req, objective, so, jc, outcome, doseGrid);
+      engine = buildEngine(req, true, objective, so, jc, outcome, doseGrid);
     } catch (const Error& e) {
       // Under Auto a matrix too large for the GPU is built and multiplied on the CPU instead.
       if (e.code() != ErrorCode::OutOfMemory || settings.spmvBackend == Backend::Cuda) throw;
@@ -79,7 +63,7 @@ std::unique_ptr<spmv::SpmvEngine> makeNominalEngine(const proton::ProtonDoseRequ
     }
   }
   if (!engine) {
-    engine = engineOnHost(req, objective, so, jc, outcome, doseGrid);
+    engine = buildEngine(req, false, objective, so, jc, outcome, doseGrid);
     outcome.backend += note;
   }
   jc.report(0.4, "optimise: dose matrix ready");
