@@ -6,17 +6,12 @@
 #include <cstring>
 
 #include "compare_test_support.hpp"
+#include "gpu_test_support.hpp"
 
 namespace penumbra::compare {
 namespace {
 
 using namespace compare::test;
-
-#define REQUIRE_GPU()                                                                      \
-  do {                                                                                     \
-    std::string why;                                                                       \
-    if (queryCudaDevices(&why).empty()) GTEST_SKIP() << "no usable CUDA device: " << why; \
-  } while (0)
 
 struct Pair {
   CompareResult cpu, gpu;

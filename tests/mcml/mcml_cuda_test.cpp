@@ -9,17 +9,12 @@
 
 #include "core/device.hpp"
 #include "mcml/mcml.hpp"
+#include "gpu_test_support.hpp"
 
 using namespace penumbra;
 using namespace penumbra::mcml;
 
 namespace {
-
-#define REQUIRE_GPU()                                                        \
-  do {                                                                       \
-    std::string why_;                                                        \
-    if (queryCudaDevices(&why_).empty()) GTEST_SKIP() << "no GPU: " << why_; \
-  } while (0)
 
 // Tuchin (1997) Table 1, 633 nm (as in Lo et al. 2009); see data/skin_633nm.mci.
 LayeredMedium skin() {

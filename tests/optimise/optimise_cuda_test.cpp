@@ -12,15 +12,10 @@
 #include "core/device.hpp"
 #include "optimise/optimise.hpp"
 #include "optimise_test_support.hpp"
+#include "gpu_test_support.hpp"
 
 namespace penumbra::optimise {
 namespace {
-
-#define REQUIRE_GPU()                                                                      \
-  do {                                                                                     \
-    std::string why;                                                                       \
-    if (queryCudaDevices(&why).empty()) GTEST_SKIP() << "no usable CUDA device: " << why; \
-  } while (0)
 
 spmv::SpmvOptions on(Backend b) {
   spmv::SpmvOptions o;

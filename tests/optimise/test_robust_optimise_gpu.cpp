@@ -14,15 +14,10 @@
 #include "optimise_test_support.hpp"
 #include "robust/robust_matrices.hpp"
 #include "test_robust_problem.hpp"
+#include "gpu_test_support.hpp"
 
 namespace penumbra::optimise {
 namespace {
-
-#define REQUIRE_GPU()                                                                     \
-  do {                                                                                    \
-    std::string why;                                                                      \
-    if (queryCudaDevices(&why).empty()) GTEST_SKIP() << "no usable CUDA device: " << why; \
-  } while (0)
 
 spmv::SpmvOptions on(Backend b) {
   spmv::SpmvOptions o;

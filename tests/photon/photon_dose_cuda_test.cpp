@@ -29,15 +29,15 @@
 #include "photon/photon_phantoms.hpp"
 #include "raytrace/raytrace.hpp"
 #include "test_data.hpp"
+#include "gpu_test_support.hpp"
 
 namespace penumbra::photon {
 namespace {
 
-#define REQUIRE_GPU_AND_DATA()                                                            \
-  do {                                                                                    \
-    std::string why;                                                                      \
-    if (queryCudaDevices(&why).empty()) GTEST_SKIP() << "no usable CUDA device: " << why; \
-    PENUMBRA_REQUIRE_DATA("photon-beam");                                                 \
+#define REQUIRE_GPU_AND_DATA()          \
+  do {                                  \
+    REQUIRE_GPU();                      \
+    PENUMBRA_REQUIRE_DATA("photon-beam"); \
   } while (0)
 
 /// The uncalibrated 6 MV model (raw dose units; no calibration run needed for comparisons).

@@ -20,15 +20,10 @@
 #include "proton/proton_backend.hpp"
 #include "proton/proton_dose.hpp"
 #include "proton/proton_phantoms.hpp"
+#include "gpu_test_support.hpp"
 
 namespace penumbra::proton {
 namespace {
-
-#define REQUIRE_GPU()                                                                     \
-  do {                                                                                    \
-    std::string why;                                                                      \
-    if (queryCudaDevices(&why).empty()) GTEST_SKIP() << "no usable CUDA device: " << why; \
-  } while (0)
 
 ProtonDoseRequest matrixRequest(const ProtonPhantomCase& pc, Backend backend, double cutoff) {
   ProtonDoseRequest r;

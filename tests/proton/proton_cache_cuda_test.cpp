@@ -17,17 +17,12 @@
 #include "proton/proton_gpu_cache.hpp"
 #include "proton/proton_phantoms.hpp"
 #include "proton_dose_test_support.hpp"
+#include "gpu_test_support.hpp"
 
 namespace penumbra::proton {
 namespace {
 
 using namespace proton::test;
-
-#define REQUIRE_GPU()                                                                     \
-  do {                                                                                    \
-    std::string why;                                                                      \
-    if (queryCudaDevices(&why).empty()) GTEST_SKIP() << "no usable CUDA device: " << why; \
-  } while (0)
 
 ProtonDoseRequest gpuRequest(const ProtonPhantomCase& pc) {
   ProtonDoseRequest r;

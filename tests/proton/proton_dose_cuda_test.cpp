@@ -15,17 +15,12 @@
 #include "proton/proton_dose.hpp"
 #include "proton/proton_phantoms.hpp"
 #include "proton_dose_test_support.hpp"
+#include "gpu_test_support.hpp"
 
 namespace penumbra::proton {
 namespace {
 
 using namespace proton::test;
-
-#define REQUIRE_GPU()                                                   \
-  do {                                                                  \
-    std::string why;                                                    \
-    if (queryCudaDevices(&why).empty()) GTEST_SKIP() << "no usable CUDA device: " << why; \
-  } while (0)
 
 ProtonDoseRequest caseRequest(const ProtonPhantomCase& pc, Backend backend, DdaVariant v) {
   ProtonDoseRequest r;

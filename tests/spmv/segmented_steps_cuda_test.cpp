@@ -21,17 +21,12 @@
 #include "spmv/spmv.hpp"
 #include "spmv_test_matrices.hpp"
 #include "warp_emulator.hpp"
+#include "gpu_test_support.hpp"
 
 namespace penumbra::spmv {
 namespace {
 
 using namespace spmv::test;
-
-#define REQUIRE_GPU()                                                                     \
-  do {                                                                                    \
-    std::string why;                                                                      \
-    if (queryCudaDevices(&why).empty()) GTEST_SKIP() << "no usable CUDA device: " << why; \
-  } while (0)
 
 SpmvLayouts stepsOnly() {
   SpmvLayouts l;

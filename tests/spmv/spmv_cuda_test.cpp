@@ -16,17 +16,12 @@
 #include "spmv/spmv.hpp"
 #include "spmv/synthetic.hpp"
 #include "spmv_test_support.hpp"
+#include "gpu_test_support.hpp"
 
 namespace penumbra::spmv {
 namespace {
 
 using namespace spmv::test;
-
-#define REQUIRE_GPU()                                                                    \
-  do {                                                                                   \
-    std::string why;                                                                     \
-    if (queryCudaDevices(&why).empty()) GTEST_SKIP() << "no usable CUDA device: " << why; \
-  } while (0)
 
 const Delta16Config kConfigs[] = {
     {2, 4, 32, 4096, 0}, {4, 4, 32, 64, 0},   {8, 1, 32, 4096, 0}, {8, 2, 32, 300, 0},

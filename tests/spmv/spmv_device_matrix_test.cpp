@@ -15,6 +15,7 @@
 #include "proton/proton_phantoms.hpp"
 #include "spmv/spmv.hpp"
 #include "spmv_test_matrices.hpp"
+#include "gpu_test_support.hpp"
 
 namespace penumbra::spmv {
 namespace {
@@ -22,12 +23,6 @@ namespace {
 using namespace spmv::test;
 
 bool haveGpu(std::string* why) { return !queryCudaDevices(why).empty(); }
-
-#define REQUIRE_GPU()                                                                 \
-  do {                                                                                \
-    std::string why;                                                                  \
-    if (!haveGpu(&why)) GTEST_SKIP() << "no usable CUDA device: " << why;             \
-  } while (0)
 
 void expectSameCsr(const HalfCsr& a, const HalfCsr& b, const std::string& what) {
   EXPECT_EQ(a.rows, b.rows) << what;
