@@ -115,16 +115,9 @@ Stages optimiseOnce(const HnProblem& p, Backend backend, bool onDevice, int maxI
 }
 
 BenchRow stageRow(const char* kernel, const char* variant, const std::string& device, Backend b,
-                  std::vector<double> ms, std::string rate, std::string note) {
-  KernelProfile prof;
-  prof.kernel = kernel;
-  prof.variant = variant;
-  prof.backend = toString(b);
-  prof.device = device;
-  prof.repetitions = int(ms.size());
-  prof.medianMs = medianOf(ms);
-  prof.minMs = ms.empty() ? 0 : *std::min_element(ms.begin(), ms.end());
-  return BenchRow{"optimise", "hn-2field", prof, std::move(rate), std::move(note)};
+                  const std::vector<double>& ms, std::string rate, std::string note) {
+  return BenchRow{"optimise", "hn-2field", timedProfile(kernel, variant, b, device, ms), std::move(rate),
+                  std::move(note)};
 }
 
 }  // namespace

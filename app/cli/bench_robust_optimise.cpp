@@ -73,19 +73,6 @@ std::string fmt(const char* f, double v) {
   return b;
 }
 
-KernelProfile profile(const char* kernel, const std::string& variant, Backend b,
-                      const std::string& device, std::vector<double> ms) {
-  KernelProfile p;
-  p.kernel = kernel;
-  p.variant = variant;
-  p.backend = toString(b);
-  p.device = device;
-  p.repetitions = int(ms.size());
-  p.medianMs = medianOf(ms);
-  p.minMs = ms.empty() ? 0 : *std::min_element(ms.begin(), ms.end());
-  return p;
-}
-
 /// The worst (lowest) target D95 over the scenarios and the scenario's name.
 std::string worstD95(const std::vector<const spmv::SpmvEngine*>& e, const std::vector<double>& w,
                      const HnProblem& p, const std::vector<robust::Scenario>& sc) {
@@ -110,7 +97,7 @@ BenchRow iterationRow(const std::vector<const spmv::SpmvEngine*>& e, const HnPro
     if (last.iterations > 0) ms.push_back(1e3 * last.elapsedSeconds / last.iterations);
   }
   KernelProfile prof =
-      profile("robust_optimise_iteration", "cowc, " + std::to_string(e.size()) + " scenarios",
+      timedProfile("robust_optimise_iteration", "cowc, " + std::to_string(e.size()) + " scenarios",
               e[0]->backend(), e[0]->deviceName(), ms);
   double nnz = 0;
   for (const auto* x : e) nnz += double(x->matrix(spmv::Product::D).nnz());
@@ -138,7 +125,7 @@ BenchRow convergenceRow(const std::vector<const spmv::SpmvEngine*>& e, const HnP
   ro.optimiser = o;
   const optimise::RobustOptimiseResult res = optimise::optimiseRobust(e, p.objective, w0, ro);
   KernelProfile prof =
-      profile("robust_optimise_to_convergence", "cowc, " + std::to_string(e.size()) + " scenarios",
+      timedProfile("robust_optimise_to_convergence", "cowc, " + std::to_string(e.size()) + " scenarios",
               e[0]->backend(), e[0]->deviceName(), {1e3 * res.elapsedSeconds});
   return BenchRow{"robust-optimise", caseName, prof, std::to_string(res.iterations) + " it",
                   std::string(optimise::toString(res.state)) + ": " + res.stopReason +
@@ -182,7 +169,7 @@ std::vector<BenchRow> benchRobustOptimise(int reps) {
   for (std::int64_t n : set.entries) entries += double(n);
   rows.push_back(
       BenchRow{"robust-optimise", caseName,
-               profile("robust_matrix_build", std::to_string(S) + " scenarios", set.buildBackend,
+               timedProfile("robust_matrix_build", std::to_string(S) + " scenarios", set.buildBackend,
                        set.device, {set.elapsedMs}),
                fmt("%.2f matrices/s", double(S) / (set.elapsedMs * 1e-3)),
                fmt("%.3g entries in all", entries) + ", products on " + toString(set.spmvBackend) +
@@ -236,7 +223,7 @@ std::vector<BenchRow> benchRobustOptimise(int reps) {
   const robust::ScenarioMatrices cpuSet = robust::buildScenarioMatrices(onCpu.plan, some, co);
   const double cpuSetMs = cpuSet.elapsedMs;
   BenchRow cpuBuild{"robust-optimise", caseName,
-                    profile("robust_matrix_build", std::to_string(kCpuBuilt) + " scenarios", Backend::Cpu,
+                    timedProfile("robust_matrix_build", std::to_string(kCpuBuilt) + " scenarios", Backend::Cpu,
                             cpuSet.device, {cpuSetMs}),
                     fmt("%.3f matrices/s", double(kCpuBuilt) / (cpuSetMs * 1e-3)),
                     std::to_string(kCpuBuilt) + " of the " + std::to_string(S) +

@@ -1,5 +1,6 @@
 #include "bench_table.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
@@ -7,6 +8,19 @@
 #include <sstream>
 
 namespace penumbra::cli {
+
+KernelProfile timedProfile(const std::string& kernel, const std::string& variant, Backend backend,
+                           const std::string& device, const std::vector<double>& ms) {
+  KernelProfile p;
+  p.kernel = kernel;
+  p.variant = variant;
+  p.backend = toString(backend);
+  p.device = device;
+  p.repetitions = int(ms.size());
+  p.medianMs = medianOf(ms);
+  p.minMs = ms.empty() ? 0 : *std::min_element(ms.begin(), ms.end());
+  return p;
+}
 
 std::string todayIso() {
   const std::time_t t = std::time(nullptr);

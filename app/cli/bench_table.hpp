@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/device.hpp"
 #include "core/kernel_profile.hpp"
 
 namespace penumbra::cli {
@@ -35,5 +36,8 @@ void applyMeasuredPeak(std::vector<BenchRow>& rows, double peakGBs);
 void printBenchTable(const std::vector<BenchRow>& rows);
 std::string benchRowsToJson(const std::vector<BenchRow>& rows, const std::string& date);
 std::string todayIso();
+/// A wall-clock row's profile: median and minimum of `ms` over its runs.
+KernelProfile timedProfile(const std::string& kernel, const std::string& variant, Backend backend,
+                           const std::string& device, const std::vector<double>& ms);
 
 }  // namespace penumbra::cli

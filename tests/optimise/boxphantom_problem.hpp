@@ -27,8 +27,13 @@ struct BoxPhantomProblem {
   double rx = 2.0;  ///< Gy
 };
 
-inline BoxPhantomProblem boxPhantomProblem() {
-  BoxPhantomProblem p;
+/// The CT's SPR and the two beams (the robust tests use them on other dose grids).
+struct BoxPhantomPlan {
+  std::shared_ptr<const Volume<float>> spr;
+  std::vector<proton::ProtonBeam> beams;
+};
+
+inline BoxPhantomPlan boxPhantomPlan() {
   CtVolume ct(proton::makeAxisGrid({160, 160, 160}, {3, 3, 3}, {-240, -240, -240}), -1024);
   Mask targetCt(ct.grid, 0);
   for (int k = 39; k <= 119; ++k)
@@ -38,15 +43,22 @@ inline BoxPhantomProblem boxPhantomProblem() {
         if (i >= 69 && i <= 89 && j >= 69 && j <= 89 && k >= 69 && k <= 89)
           targetCt.at(i, j, k) = 1;
       }
-  auto spr = std::make_shared<const Volume<float>>(proton::stoppingPowerRatio(ct));
+  BoxPhantomPlan plan;
+  plan.spr = std::make_shared<const Volume<float>>(proton::stoppingPowerRatio(ct));
   const Vec3 iso = proton::targetCentroid(targetCt);
-  proton::SpotGenerationOptions spotOptions;  // 5 mm hexagonal spots, 3 mm layers, uniform 1
-  p.request.spr = spr;
+  const proton::SpotGenerationOptions spotOptions;  // 5 mm hexagonal spots, 3 mm layers, uniform 1
   for (double gantry : {0.0, 90.0})
-    p.request.beams.push_back(
-        proton::generateSpots(*spr, targetCt, {gantry == 0 ? "G0" : "G90", gantry, 0, iso},
-                              spotOptions)
-            .beam);
+    plan.beams.push_back(proton::generateSpots(*plan.spr, targetCt,
+                                               {gantry == 0 ? "G0" : "G90", gantry, 0, iso}, spotOptions)
+                             .beam);
+  return plan;
+}
+
+inline BoxPhantomProblem boxPhantomProblem() {
+  BoxPhantomProblem p;
+  BoxPhantomPlan plan = boxPhantomPlan();
+  p.request.spr = std::move(plan.spr);
+  p.request.beams = std::move(plan.beams);
   p.request.doseGrid = proton::makeAxisGrid({80, 80, 80}, {6, 6, 6}, {-237, -237, -237});
   p.target = Mask(p.request.doseGrid, 0);
   p.bodyOutsideTarget = Mask(p.request.doseGrid, 0);

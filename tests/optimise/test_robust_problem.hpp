@@ -1,5 +1,5 @@
 #pragma once
-// The robust-optimisation tests' plan: the BOXPHANTOM equivalent of boxphantom_problem.hpp
+// The robust-optimisation tests' plan: boxphantom_problem.hpp's CT and beams (boxPhantomPlan)
 // (160^3 CT voxels of 3 mm, water BODY voxels 39..119, 63-mm cubic target at voxels 69..89,
 // gantry 0 and 90, spots from generateSpots) without its matrix, on a dose grid of any spacing
 // over the same 480-mm extent, so that a test can build per-scenario matrices (6 mm: target =
@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "boxphantom_problem.hpp"
 #include "optimise/objective.hpp"
 #include "proton/proton_dose.hpp"
 #include "proton/proton_phantoms.hpp"
@@ -25,21 +26,9 @@ struct RobustBoxProblem {
 /// `doseSpacingMm`: the dose grid's spacing; voxels whose centre lies in the target / BODY count.
 inline RobustBoxProblem robustBoxProblem(double doseSpacingMm = 6.0) {
   RobustBoxProblem p;
-  CtVolume ct(proton::makeAxisGrid({160, 160, 160}, {3, 3, 3}, {-240, -240, -240}), -1024);
-  Mask targetCt(ct.grid, 0);
-  for (int k = 39; k <= 119; ++k)
-    for (int j = 39; j <= 119; ++j)
-      for (int i = 39; i <= 119; ++i) {
-        ct.at(i, j, k) = 0;
-        if (i >= 69 && i <= 89 && j >= 69 && j <= 89 && k >= 69 && k <= 89)
-          targetCt.at(i, j, k) = 1;
-      }
-  auto spr = std::make_shared<const Volume<float>>(proton::stoppingPowerRatio(ct));
-  const Vec3 iso = proton::targetCentroid(targetCt);
-  p.plan.spr = spr;
-  for (double gantry : {0.0, 90.0})
-    p.plan.beams.push_back(
-        proton::generateSpots(*spr, targetCt, {gantry == 0 ? "G0" : "G90", gantry, 0, iso}).beam);
+  BoxPhantomPlan box = boxPhantomPlan();
+  p.plan.spr = std::move(box.spr);
+  p.plan.beams = std::move(box.beams);
   const double h = doseSpacingMm;
   const int n = int(std::lround(480.0 / h));
   p.plan.doseGrid =
