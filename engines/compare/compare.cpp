@@ -209,13 +209,14 @@ WorkspaceEstimate workspaceBytes(const CompareRequest& r, Backend backend) {
   const double ne = r.evaluated ? double(r.evaluated->grid.voxelCount()) : 0;
   const double masks = r.mask ? nr : 0;
   w.hostBytes = std::size_t(2 * 4 * nr);  // gamma and difference volumes
-  // CUDA: both doses, gamma and difference, the mask and the list of points to search.
+  // CUDA: both doses, gamma and difference, the mask and the two lists of points to search
+  // (every point, and those handed on to a whole warp).
   if (backend == Backend::Cuda)
-    w.deviceBytes = std::size_t(4 * (nr + ne) + 2 * 4 * nr + masks + 4 * nr);
+    w.deviceBytes = std::size_t(4 * (nr + ne) + 2 * 4 * nr + masks + 2 * 4 * nr);
   w.breakdown = "reference " + formatBytes(4 * nr) + ", evaluated " + formatBytes(4 * ne) +
                 ", gamma and difference " + formatBytes(8 * nr) +
                 (masks > 0 ? ", mask " + formatBytes(masks) : std::string()) +
-                (backend == Backend::Cuda ? ", point list " + formatBytes(4 * nr) : std::string());
+                (backend == Backend::Cuda ? ", point lists " + formatBytes(8 * nr) : std::string());
   return w;
 }
 
@@ -286,10 +287,11 @@ CompareResult compareDoses(const CompareRequest& r, const JobControl& job) {
                       " on the GPU but " + formatBytes(free) + " are free (" + est.breakdown + ")",
                   __FILE__, __LINE__);
   }
+  detail::PointSummary sums;
   std::int64_t depthLimited = 0;
   if (choice.backend == Backend::Cuda) {
     out.backend = Backend::Cuda;
-    depthLimited = detail::runCompareCuda(r, setup, out, job);
+    sums = detail::runCompareCuda(r, setup, out, job);
   } else {
     out.backend = Backend::Cpu;
     out.device = "cpu (" + std::to_string(threads) + " threads)";
@@ -309,9 +311,14 @@ CompareResult compareDoses(const CompareRequest& r, const JobControl& job) {
   }
   out.profiles.push_back(hostStageProfile("check doses (host)", "host", checkMs));
   const auto s0 = std::chrono::steady_clock::now();
-  detail::summarise(r, setup, threads, depthLimited, out);
+  if (out.backend == Backend::Cpu) {
+    sums = detail::sumPoints(r, setup, threads, out);
+    sums.depthLimited = depthLimited;
+  }
+  detail::summarise(r, setup, sums, out);
   out.profiles.push_back(hostStageProfile(
-      "statistics (host)", "host",
+      out.backend == Backend::Cpu ? "statistics (host)" : "statistics (host, from GPU sums)",
+      "host",
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s0).count()));
   if (out.outsideEvaluated > 0)
     out.messages.push_back(std::to_string(out.outsideEvaluated) +

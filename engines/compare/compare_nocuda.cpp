@@ -5,7 +5,7 @@
 
 namespace penumbra::compare::detail {
 
-std::int64_t runCompareCuda(const CompareRequest&, const PointSetup<double>&, CompareResult&,
+PointSummary runCompareCuda(const CompareRequest&, const PointSetup<double>&, CompareResult&,
                             const JobControl&) {
   PENUMBRA_THROW(Unsupported, "this build of Penumbra has no CUDA backend");
 }

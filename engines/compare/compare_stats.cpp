@@ -1,6 +1,7 @@
-// Statistics of a comparison from its gamma and difference volumes: class counts, pass rate,
-// mean, maximum and percentiles of gamma (from a fine histogram), difference statistics and
-// per-structure pass rates. The same code for both backends.
+// Statistics of a comparison: class counts, pass rate, mean, maximum and percentiles of gamma
+// (from a fine histogram), difference statistics and per-structure pass rates. The CPU sums its
+// volumes here (sumPoints); the CUDA backend sums on the GPU (cuda/compare_stats_kernel.cuh)
+// into the same PointSummary, and both end in summarise().
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -11,39 +12,6 @@
 namespace penumbra::compare::detail {
 
 namespace {
-
-struct Partial {
-  std::int64_t evaluated = 0, passed = 0, belowCutoff = 0, outsideMask = 0, outsideEvaluated = 0;
-  double gammaSum = 0, gammaMax = 0;
-  double dSum = 0, dSum2 = 0, dAbs = 0;
-  double dMin = std::numeric_limits<double>::infinity();
-  double dMax = -std::numeric_limits<double>::infinity();
-  std::int64_t within = 0;
-  std::vector<std::int64_t> histogram;
-
-  void merge(const Partial& o) {
-    evaluated += o.evaluated;
-    passed += o.passed;
-    belowCutoff += o.belowCutoff;
-    outsideMask += o.outsideMask;
-    outsideEvaluated += o.outsideEvaluated;
-    gammaSum += o.gammaSum;
-    gammaMax = std::max(gammaMax, o.gammaMax);
-    dSum += o.dSum;
-    dSum2 += o.dSum2;
-    dAbs += o.dAbs;
-    dMin = std::min(dMin, o.dMin);
-    dMax = std::max(dMax, o.dMax);
-    within += o.within;
-    if (histogram.empty()) histogram.assign(o.histogram.size(), 0);
-    for (std::size_t b = 0; b < o.histogram.size(); ++b) histogram[b] += o.histogram[b];
-  }
-};
-
-int binOf(double g, double cap) {
-  const int b = int(g / cap * kGammaHistogramBins);
-  return std::clamp(b, 0, kGammaHistogramBins - 1);
-}
 
 /// Value below which `fraction` of the histogram's points lie, linear within the bin.
 double percentile(const std::vector<std::int64_t>& h, std::int64_t total, double binWidth,
@@ -63,8 +31,8 @@ double percentile(const std::vector<std::int64_t>& h, std::int64_t total, double
 
 }  // namespace
 
-void summarise(const CompareRequest& r, const PointSetup<double>& s, int threads,
-               std::int64_t depthLimited, CompareResult& out) {
+PointSummary sumPoints(const CompareRequest& r, const PointSetup<double>& s, int threads,
+                       const CompareResult& out) {
   const Grid& g = r.reference->grid;
   const double cap = r.criteria.gammaCap;
   const double ddGy = 1.0 / s.invDdGlobal;
@@ -73,43 +41,34 @@ void summarise(const CompareRequest& r, const PointSetup<double>& s, int threads
   const float* gamma = out.gamma.data.data();
   const float* diff = out.difference.data.data();
   const std::uint8_t* mask = r.mask ? r.mask->data.data() : nullptr;
-  std::vector<Partial> parts(std::size_t(g.dims[2]));
-  parallelFor(parts.size(), threads, JobControl{}, [&](std::size_t k, int) {
-    Partial p;
-    if (s.gamma) p.histogram.assign(kGammaHistogramBins, 0);
+  PointSummary sums;
+  sums.runs.resize(std::size_t(g.dims[2]));
+  std::vector<std::vector<std::int64_t>> histograms(sums.runs.size());
+  parallelFor(sums.runs.size(), threads, JobControl{}, [&](std::size_t k, int) {
+    PointSums p;
+    std::vector<std::int64_t> h(s.gamma ? kGammaHistogramBins : 0, 0);
     for (std::size_t i = k * slice; i < (k + 1) * slice; ++i) {
-      const float d = diff[i];
-      if (std::isnan(d)) {
-        ++p.outsideEvaluated;
-        continue;
-      }
-      if (mask && !mask[i]) {
-        ++p.outsideMask;
-        continue;
-      }
-      if (!(ref[i] >= s.cutoffGy)) {
-        ++p.belowCutoff;
-        continue;
-      }
-      ++p.evaluated;
-      p.dSum += d;
-      p.dSum2 += double(d) * d;
-      p.dAbs += std::fabs(d);
-      p.dMin = std::min(p.dMin, double(d));
-      p.dMax = std::max(p.dMax, double(d));
-      if (std::fabs(d) <= ddGy) ++p.within;
-      if (s.gamma) {
-        const double gv = gamma[i];
-        p.passed += gv <= 1.0;
-        p.gammaSum += gv;
-        p.gammaMax = std::max(p.gammaMax, gv);
-        ++p.histogram[std::size_t(binOf(gv, cap))];
-      }
+      if (addPoint(p, ref[i], diff[i], gamma[i], !mask || mask[i], s.cutoffGy, ddGy, s.gamma) &&
+          s.gamma)
+        ++h[std::size_t(gammaBin(gamma[i], cap))];
     }
-    parts[k] = std::move(p);
+    sums.runs[k] = p;
+    histograms[k] = std::move(h);
   });
-  Partial all;
-  for (const Partial& p : parts) all.merge(p);  // slice order: deterministic
+  if (s.gamma) {
+    sums.histogram.assign(kGammaHistogramBins, 0);
+    for (const auto& h : histograms)
+      for (std::size_t b = 0; b < h.size(); ++b) sums.histogram[b] += h[b];
+  }
+  return sums;
+}
+
+void summarise(const CompareRequest& r, const PointSetup<double>& s, const PointSummary& sums,
+               CompareResult& out) {
+  const Grid& g = r.reference->grid;
+  const double cap = r.criteria.gammaCap;
+  PointSums all;
+  for (const PointSums& p : sums.runs) mergeSums(all, p);  // index order: deterministic
 
   out.referencePoints = std::int64_t(g.voxelCount());
   out.belowCutoff = all.belowCutoff;
@@ -133,12 +92,12 @@ void summarise(const CompareRequest& r, const PointSetup<double>& s, int threads
   }
 
   GammaStatistics& gs = out.gammaStats;
-  gs.depthLimitedPoints = depthLimited;
+  gs.depthLimitedPoints = sums.depthLimited;
   if (s.gamma) {
     gs.evaluatedPoints = all.evaluated;
     gs.passedPoints = all.passed;
     gs.binWidth = cap / kGammaHistogramBins;
-    gs.histogram = all.histogram;
+    gs.histogram = sums.histogram;
     if (all.evaluated > 0) {
       gs.passRatePercent = 100.0 * double(all.passed) / double(all.evaluated);
       gs.mean = all.gammaSum / double(all.evaluated);
@@ -152,6 +111,7 @@ void summarise(const CompareRequest& r, const PointSetup<double>& s, int threads
     }
   }
 
+  const float* gamma = out.gamma.data.data();
   out.structures.clear();
   for (const StructureMask& sm : r.structures) {
     StructurePassRate sp;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "compare/compare_internal.hpp"
 #include "compare_test_support.hpp"
 #include "gpu_test_support.hpp"
 
@@ -107,6 +108,55 @@ TEST(CompareCuda, UniformScaledDoseGivesEOverDdOnTheGpu) {
   ASSERT_FALSE(out.profiles.empty());
   EXPECT_EQ(out.profiles[0].kernel, "gamma_search");
   EXPECT_GT(out.profiles[0].medianMs, 0.0);
+}
+
+bool hasProfile(const CompareResult& r, const std::string& kernel) {
+  for (const KernelProfile& p : r.profiles)
+    if (p.kernel == kernel) return true;
+  return false;
+}
+
+TEST(CompareCuda, GpuStatisticsEqualTheHostsOnTheSameVolumes) {
+  // The statistics kernel against the host's sums of the volumes the GPU returned: counts and
+  // histogram exactly, sums to rounding.
+  REQUIRE_GPU();
+  const Grid g = makeGrid(70, 64, 50, {2, 2, 2}, {0, 0, 0});
+  const Grid ge = makeGrid(60, 60, 45, {2.2, 2.2, 2.2}, {10, 3, 4});  // part outside
+  auto f = randomSmoothDose(21, {10, 10, 10}, {130, 120, 90}, 10);
+  auto ref = sample(g, f);
+  auto eval = sample(ge, [&](Vec3 p) { return 0.97 * f(p + Vec3{1.0, 2.0, -1.0}); });
+  CompareRequest r = request(ref, eval, 3, 2, Backend::Cuda);
+  auto mask = std::make_shared<Mask>(g, 0);
+  for (std::size_t i = 0; i < mask->data.size(); ++i) mask->data[i] = (i / 7) % 3 != 0;
+  r.mask = mask;
+  const CompareResult gpu = compareDoses(r);
+  ASSERT_EQ(gpu.backend, Backend::Cuda);
+  ASSERT_TRUE(hasProfile(gpu, "statistics"));
+  const PointSetup<double> setup = detail::makePointSetup(r, gpu.normalisationGy);
+  detail::PointSummary host = detail::sumPoints(r, setup, 3, gpu);
+  host.depthLimited = gpu.gammaStats.depthLimitedPoints;
+  CompareResult check = gpu;
+  detail::summarise(r, setup, host, check);
+  EXPECT_GT(gpu.outsideEvaluated, 0);
+  EXPECT_GT(gpu.outsideMask, 0);
+  EXPECT_GT(gpu.belowCutoff, 0);
+  EXPECT_EQ(check.outsideEvaluated, gpu.outsideEvaluated);
+  EXPECT_EQ(check.outsideMask, gpu.outsideMask);
+  EXPECT_EQ(check.belowCutoff, gpu.belowCutoff);
+  EXPECT_EQ(check.gammaStats.evaluatedPoints, gpu.gammaStats.evaluatedPoints);
+  EXPECT_EQ(check.gammaStats.passedPoints, gpu.gammaStats.passedPoints);
+  EXPECT_EQ(check.gammaStats.histogram, gpu.gammaStats.histogram);
+  EXPECT_EQ(check.gammaStats.max, gpu.gammaStats.max);
+  EXPECT_EQ(check.gammaStats.p95, gpu.gammaStats.p95);
+  EXPECT_NEAR(check.gammaStats.mean, gpu.gammaStats.mean, 1e-12 * check.gammaStats.mean);
+  const DifferenceStatistics &a = check.differenceStats, &b = gpu.differenceStats;
+  EXPECT_EQ(a.points, b.points);
+  EXPECT_EQ(a.minGy, b.minGy);
+  EXPECT_EQ(a.maxGy, b.maxGy);
+  EXPECT_EQ(a.withinDosePercent, b.withinDosePercent);
+  EXPECT_NEAR(a.meanGy, b.meanGy, 1e-12 * std::fabs(a.meanAbsGy));
+  EXPECT_NEAR(a.sdGy, b.sdGy, 1e-9 * a.sdGy);
+  EXPECT_NEAR(a.meanAbsGy, b.meanAbsGy, 1e-12 * a.meanAbsGy);
 }
 
 /// The variant of the result's "upload doses" profile row: "copy" or "cached on the GPU".

@@ -1,20 +1,11 @@
-// CUDA backend of the dose comparison, in two kernels per launch group so that progress and
-// cancel are honoured:
-//  1. classifyKernel, one thread per reference point: its class (evaluated, below the cut-off,
-//     outside the mask or the evaluated dose) and dose difference; the points that need a gamma
-//     are appended to a list (their order in it does not matter: each point's result is
-//     written at its own index, so the output is the same whatever the order);
-//  2. searchKernel, persistent warps over that list: each lane runs GammaSearch (the same code
-//     as the CPU reference, the search in float, positions in double) one box per loop turn,
-//     and a lane whose point is finished takes the next one from the list while its neighbours
-//     go on. The number of boxes a point needs varies 100-fold (5 to 700 on box4-256 at
-//     2 %/2 mm), and one thread per point left a warp waiting for its slowest lane: 31 % of
-//     the lanes busy on average.
-// The doses stay on the GPU between calls (a new criterion on the same doses uploads nothing)
-// and the result downloads by DMA into host memory prepared on helper threads. Statistics are
-// computed on the host from the volumes (compare_stats.cpp), as for the CPU.
+// CUDA backend of the dose comparison: the doses stay on the GPU between calls (a new
+// criterion on the same doses uploads nothing); classification, the gamma search
+// (gamma_kernels.cuh) and the statistics (compare_stats_kernel.cuh) run on the GPU, and the two
+// result volumes download by DMA into host memory prepared on helper threads: the difference
+// while the search runs, the gamma after it.
 #include <cuda_runtime.h>
 
+#include <chrono>
 #include <cmath>
 #include <future>
 #include <limits>
@@ -22,6 +13,8 @@
 #include <mutex>
 
 #include "compare/compare_internal.hpp"
+#include "compare/cuda/compare_stats_kernel.cuh"
+#include "compare/cuda/gamma_kernels.cuh"
 #include "core/cuda/cuda_check.cuh"
 #include "core/cuda/device_attributes.cuh"
 #include "core/cuda/device_buffer.cuh"
@@ -31,89 +24,7 @@
 
 namespace penumbra::compare::detail {
 
-namespace {
-
-constexpr int kBlock = 128;
-
-/// Counters of one run: [0] points listed for a gamma, [1] depth-limited points, [2] the next
-/// list entry the search hands out.
-enum Counter { kListed = 0, kDepthLimited = 1, kNext = 2, kCounters = 3 };
-
-__global__ void __launch_bounds__(kBlock)
-    classifyKernel(PointSetup<float> s, const float* __restrict__ ref,
-                   const std::uint8_t* __restrict__ mask, float* __restrict__ gamma,
-                   float* __restrict__ diff, unsigned* __restrict__ list, int firstSlice,
-                   int lastSlice, unsigned long long* counters) {
-  const long long slice = (long long)s.refDims[0] * s.refDims[1];
-  const long long at = (long long)firstSlice * slice + (long long)blockIdx.x * kBlock + threadIdx.x;
-  const bool inside = at < (long long)lastSlice * slice;
-  bool needsGamma = false;
-  if (inside) {
-    const int i = int(at % s.refDims[0]);
-    const int j = int(at / s.refDims[0] % s.refDims[1]);
-    const int k = int(at / slice);
-    const float nan = __int_as_float(0x7fc00000);
-    PointSetup<float> classify = s;
-    classify.gamma = false;  // the difference and the class only; the search comes next
-    const PointOutcome o =
-        comparePoint(classify, i, j, k, __ldg(ref + at), mask ? __ldg(mask + at) != 0 : true);
-    diff[at] = o.cls == kOutsideEvaluated ? nan : o.difference;
-    gamma[at] = nan;
-    needsGamma = o.cls == kEvaluated && s.gamma;
-  }
-  // One atomic a warp for the list.
-  const unsigned lanes = __ballot_sync(0xffffffffu, needsGamma);
-  if (!lanes) return;
-  const int lane = threadIdx.x & 31;
-  const int leader = __ffs(lanes) - 1;
-  unsigned base = 0;
-  if (lane == leader) base = unsigned(atomicAdd(counters + kListed, (unsigned long long)__popc(lanes)));
-  base = __shfl_sync(0xffffffffu, base, leader);
-  if (needsGamma) list[base + __popc(lanes & ((1u << lane) - 1u))] = unsigned(at);
-}
-
-__global__ void __launch_bounds__(kBlock)
-    searchKernel(PointSetup<float> s, const float* __restrict__ ref,
-                 const unsigned* __restrict__ list, unsigned first, unsigned last,
-                 float* __restrict__ gamma, unsigned long long* counters) {
-  const int lane = threadIdx.x & 31;
-  GammaSearch<float> g;
-  long long at = -1;  // this lane's point; -1: none (take one), -2: the list is exhausted
-  for (;;) {
-    const unsigned wants = __ballot_sync(0xffffffffu, at == -1);
-    if (wants) {
-      const int leader = __ffs(wants) - 1;
-      unsigned base = 0;
-      if (lane == leader) base = first + unsigned(atomicAdd(counters + kNext, (unsigned long long)__popc(wants)));
-      base = __shfl_sync(0xffffffffu, base, leader);
-      if (at == -1) {
-        const unsigned idx = base + __popc(wants & ((1u << lane) - 1u));
-        if (idx < last) {
-          at = __ldg(list + idx);
-          const long long slice = (long long)s.refDims[0] * s.refDims[1];
-          const int i = int(at % s.refDims[0]);
-          const int j = int(at / s.refDims[0] % s.refDims[1]);
-          const int k = int(at / slice);
-          const float dr = __ldg(ref + at);
-          double e[3];
-          locatePoint(s, i, j, k, e);  // inside: the classification said so
-          g.start(s.field, e, dr, inverseDoseCriterion(s, dr), s.limits);
-        } else {
-          at = -2;
-        }
-      }
-    }
-    if (__all_sync(0xffffffffu, at == -2)) return;
-    if (at >= 0 && !g.step(s.field, s.limits)) {
-      const GammaPoint r = g.result();
-      gamma[at] = float(r.gamma);
-      if (r.depthLimited) atomicAdd(counters + kDepthLimited, 1ull);
-      at = -1;
-    }
-  }
-}
-
-}  // namespace
+using namespace gpu;
 
 namespace {
 
@@ -147,15 +58,18 @@ struct VolumeKey {
 };
 
 /// What the backend keeps between calls (releaseCompareGpuCache() drops it): both doses with
-/// their keys (a new criterion on the same doses uploads nothing), the output buffers (grown,
-/// never shrunk) and the host memory of the next result's two volumes, made on helper threads.
+/// their keys (a new criterion on the same doses uploads nothing), the streams, the output and
+/// list buffers (grown, never shrunk) and the host memory of the next result's two volumes,
+/// made on helper threads.
 struct Workspace {
   int device = -1;
   VolumeKey refKey, evalKey;
   penumbra::cuda::DeviceBuffer<float> ref, eval, gamma, diff;
   penumbra::cuda::DeviceBuffer<std::uint8_t> mask;
   penumbra::cuda::DeviceBuffer<unsigned> list;
-  penumbra::cuda::DeviceBuffer<unsigned long long> counters;
+  penumbra::cuda::DeviceBuffer<unsigned long long> counters, histogram;
+  penumbra::cuda::DeviceBuffer<PointSums> runs;
+  std::unique_ptr<penumbra::cuda::Stream> compute, copy;
   std::future<penumbra::cuda::HostOutput> nextGamma, nextDiff;
   std::size_t nextSize = 0;
   ~Workspace() {
@@ -203,13 +117,30 @@ private:
   bool done_ = false;
 };
 
-void grow(penumbra::cuda::DeviceBuffer<float>& b, std::size_t n) {
+template <typename T>
+void grow(penumbra::cuda::DeviceBuffer<T>& b, std::size_t n) {
   if (b.size() < n) b.allocate(n);
+}
+
+/// Blocks of the search kernel that fit on the GPU at once, at most `enough`.
+template <typename Kernel>
+int residentBlocks(Kernel kernel, int device, long long enough) {
+  int blocksPerSm = 0, sms = 0;
+  PENUMBRA_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocksPerSm, kernel, kBlock, 0));
+  PENUMBRA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return int(std::max<long long>(1, std::min<long long>((long long)blocksPerSm * sms, enough)));
+}
+
+unsigned long long readCounter(const Workspace& W, Counter c, cudaStream_t s) {
+  unsigned long long v = 0;
+  PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(&v, W.counters.get() + c, sizeof v, cudaMemcpyDeviceToHost, s));
+  PENUMBRA_CUDA_CHECK(cudaStreamSynchronize(s));
+  return v;
 }
 
 }  // namespace
 
-std::int64_t runCompareCuda(const CompareRequest& r, const PointSetup<double>& setup,
+PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& setup,
                             CompareResult& out, const JobControl& job) {
   using penumbra::cuda::HostOutput;
   penumbra::cuda::requireCudaDevice();
@@ -223,11 +154,23 @@ std::int64_t runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
     throw Error(ErrorCode::InvalidArgument,
                 "dose comparison: the CUDA backend takes at most 2^32 reference points; use the "
                 "CPU backend or a coarser grid");
+  // Host stages of the call (the profiling panel's "where a warm call goes").
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point start = Clock::now();
+  auto msSince = [](Clock::time_point a) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - a).count();
+  };
+  double waitMemoryMs = 0, unlockMs = 0, waitDiffMs = 0;
   WorkspaceLease lease(device);
   Workspace& W = *lease;
+  if (!W.compute) W.compute = std::make_unique<penumbra::cuda::Stream>();
+  if (!W.copy) W.copy = std::make_unique<penumbra::cuda::Stream>();
+  const cudaStream_t stream = W.compute->s;
 
   // The result's host memory: ready from the previous run of this size, else made now on helper
-  // threads while the GPU works; then the next run's, also off the critical path.
+  // threads while the GPU works. The next run's is made once this one's result is down (below):
+  // touching and page-locking 128 MB on helper threads while the GPU works slowed the call
+  // down by contention.
   std::future<HostOutput> gammaOut, diffOut;
   if (W.nextSize == nRef && W.nextGamma.valid() && W.nextDiff.valid()) {
     gammaOut = std::move(W.nextGamma);
@@ -236,41 +179,42 @@ std::int64_t runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
     gammaOut = std::async(std::launch::async, &HostOutput::make, nRef, device);
     diffOut = std::async(std::launch::async, &HostOutput::make, nRef, device);
   }
-  W.nextGamma = std::async(std::launch::async, &HostOutput::make, nRef, device);
-  W.nextDiff = std::async(std::launch::async, &HostOutput::make, nRef, device);
-  W.nextSize = nRef;
 
-  penumbra::cuda::Stream stream;
-  penumbra::cuda::LaunchTimes upload, classify, kernel, download;
-  upload.begin(stream.s);
+  penumbra::cuda::LaunchTimes upload, classify, kernel, stats, download;
+  upload.begin(stream);
   double uploaded = 0;
   if (!W.refKey.matches(r.reference)) {
     W.refKey.valid = false;
     grow(W.ref, nRef);
     PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(W.ref.get(), r.reference->data.data(), nRef * 4,
-                                        cudaMemcpyHostToDevice, stream.s));
+                                        cudaMemcpyHostToDevice, stream));
     uploaded += double(nRef) * 4;
   }
   if (!W.evalKey.matches(r.evaluated)) {
     W.evalKey.valid = false;
     grow(W.eval, nEval);
     PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(W.eval.get(), r.evaluated->data.data(), nEval * 4,
-                                        cudaMemcpyHostToDevice, stream.s));
+                                        cudaMemcpyHostToDevice, stream));
     uploaded += double(nEval) * 4;
   }
   if (r.mask) {
-    if (W.mask.size() < nRef) W.mask.allocate(nRef);
+    grow(W.mask, nRef);
     PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(W.mask.get(), r.mask->data.data(), nRef,
-                                        cudaMemcpyHostToDevice, stream.s));
+                                        cudaMemcpyHostToDevice, stream));
     uploaded += double(nRef);
   }
+  const long long statsRuns = ((long long)nRef + kStatsRun - 1) / kStatsRun;
   grow(W.gamma, nRef);
   grow(W.diff, nRef);
-  if (W.list.size() < nRef) W.list.allocate(nRef);
-  if (W.counters.size() < kCounters) W.counters.allocate(kCounters);
+  grow(W.list, nRef);
+  grow(W.counters, std::size_t(kCounters));
+  grow(W.histogram, std::size_t(kGammaHistogramBins));
+  grow(W.runs, std::size_t(statsRuns));
   PENUMBRA_CUDA_CHECK(
-      cudaMemsetAsync(W.counters.get(), 0, kCounters * sizeof(unsigned long long), stream.s));
-  upload.end(stream.s);
+      cudaMemsetAsync(W.counters.get(), 0, kCounters * sizeof(unsigned long long), stream));
+  PENUMBRA_CUDA_CHECK(cudaMemsetAsync(W.histogram.get(), 0,
+                                      kGammaHistogramBins * sizeof(unsigned long long), stream));
+  upload.end(stream);
 
   PointSetup<float> s = toFloat(setup);
   s.field.dose = W.eval.get();
@@ -278,7 +222,7 @@ std::int64_t runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
   const long long slice = (long long)g.dims[0] * g.dims[1];
   // Classification: about 2^23 points a launch (a few hundred microseconds each).
   const int slicesPerLaunch = int(std::max<long long>(1, (1ll << 23) / std::max(1ll, slice)));
-  penumbra::cuda::KernelStats classifyStats, searchStats;
+  penumbra::cuda::KernelStats classifyStats, searchStats, statsStats;
   classifyStats.fn = (const void*)classifyKernel;
   classifyStats.block = kBlock;
   for (int k0 = 0; k0 < g.dims[2]; k0 += slicesPerLaunch) {
@@ -287,74 +231,118 @@ std::int64_t runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
     const long long points = (long long)(k1 - k0) * slice;
     const int blocks = int((points + kBlock - 1) / kBlock);
     classifyStats.grid = blocks;
-    classify.begin(stream.s);
-    classifyKernel<<<blocks, kBlock, 0, stream.s>>>(s, W.ref.get(),
-                                                    r.mask ? W.mask.get() : nullptr, W.gamma.get(),
-                                                    W.diff.get(), W.list.get(), k0, k1,
-                                                    W.counters.get());
+    classify.begin(stream);
+    classifyKernel<<<blocks, kBlock, 0, stream>>>(s, W.ref.get(), r.mask ? W.mask.get() : nullptr,
+                                                  W.gamma.get(), W.diff.get(), W.list.get(), k0,
+                                                  k1, W.counters.get());
     PENUMBRA_CUDA_CHECK_LAUNCH("classifyKernel");
-    classify.end(stream.s);
+    classify.end(stream);
   }
-  unsigned long long listed = 0;
-  PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(&listed, W.counters.get() + kListed, sizeof listed,
-                                      cudaMemcpyDeviceToHost, stream.s));
-  PENUMBRA_CUDA_CHECK(cudaStreamSynchronize(stream.s));
+  // The difference is final now: it downloads on the copy stream while the search runs, and a
+  // helper thread unlocks its host memory once it is there (1.2 ms for 64 MB, off the path).
+  penumbra::cuda::Event classified;
+  PENUMBRA_CUDA_CHECK(cudaEventRecord(classified.e, stream));
+  PENUMBRA_CUDA_CHECK(cudaStreamWaitEvent(W.copy->s, classified.e, 0));
+  Clock::time_point w0 = Clock::now();
+  HostOutput diffHost = diffOut.get();
+  waitMemoryMs += msSince(w0);
+  const bool diffLocked = diffHost.registered;
+  download.begin(W.copy->s);
+  PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(diffHost.data.data(), W.diff.get(), nRef * 4,
+                                      cudaMemcpyDeviceToHost, W.copy->s));
+  download.end(W.copy->s);
+  auto diffReady = std::make_shared<penumbra::cuda::Event>();
+  PENUMBRA_CUDA_CHECK(cudaEventRecord(diffReady->e, W.copy->s));
+  std::future<HostOutput> diffDone = std::async(
+      std::launch::async, [diffReady](HostOutput h) {
+        (void)cudaEventSynchronize(diffReady->e);  // an error shows on the main stream's checks
+        h.unregister();
+        return h;
+      },
+      std::move(diffHost));
+
+  const unsigned long long listed = readCounter(W, kListed, stream);
   job.report(0.05, "gamma (CUDA)");
 
   // The search: persistent blocks, as many as fit on the GPU at once, over 2^21 listed points a
-  // launch (a few milliseconds: a cancel is noticed soon, and the tail where a few lanes finish
-  // their last points is short against the launch).
-  int blocksPerSm = 0, sms = 0;
-  PENUMBRA_CUDA_CHECK(
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocksPerSm, searchKernel, kBlock, 0));
-  PENUMBRA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  // launch (a few milliseconds: a cancel is noticed soon).
   const long long perLaunch = 1ll << 21;
   searchStats.fn = (const void*)searchKernel;
   searchStats.block = kBlock;
   for (unsigned long long p0 = 0; p0 < listed; p0 += perLaunch) {
     job.checkCancel();
     const unsigned long long p1 = std::min<unsigned long long>(listed, p0 + perLaunch);
-    const int blocks = int(std::max<long long>(
-        1, std::min<long long>((long long)blocksPerSm * sms, ((long long)(p1 - p0) + kBlock - 1) / kBlock)));
+    const int blocks = residentBlocks(searchKernel, device, ((long long)(p1 - p0) + kBlock - 1) / kBlock);
     searchStats.grid = blocks;
-    PENUMBRA_CUDA_CHECK(cudaMemsetAsync(W.counters.get() + kNext, 0, sizeof(unsigned long long),
-                                        stream.s));
-    kernel.begin(stream.s);
-    searchKernel<<<blocks, kBlock, 0, stream.s>>>(s, W.ref.get(), W.list.get(), unsigned(p0),
-                                                  unsigned(p1), W.gamma.get(), W.counters.get());
+    PENUMBRA_CUDA_CHECK(cudaMemsetAsync(W.counters.get() + kNext, 0, sizeof(unsigned long long), stream));
+    kernel.begin(stream);
+    searchKernel<<<blocks, kBlock, 0, stream>>>(s, W.ref.get(), W.list.get(), unsigned(p0),
+                                                unsigned(p1), W.gamma.get(), W.counters.get());
     PENUMBRA_CUDA_CHECK_LAUNCH("searchKernel");
-    kernel.end(stream.s);
-    PENUMBRA_CUDA_CHECK(cudaStreamSynchronize(stream.s));
-    job.report(0.05 + 0.95 * double(p1) / double(listed), "gamma (CUDA)");
+    kernel.end(stream);
+    if (p1 < listed) {
+      PENUMBRA_CUDA_CHECK(cudaStreamSynchronize(stream));
+      job.report(0.05 + 0.9 * double(p1) / double(listed), "gamma (CUDA)");
+    }
   }
   // The doses are on the GPU now: the keys say so (set only after every copy succeeded).
   W.refKey.set(r.reference);
   W.evalKey.set(r.evaluated);
 
-  HostOutput gammaHost = gammaOut.get(), diffHost = diffOut.get();
-  download.begin(stream.s);
-  PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(gammaHost.data.data(), W.gamma.get(), nRef * 4,
-                                      cudaMemcpyDeviceToHost, stream.s));
-  PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(diffHost.data.data(), W.diff.get(), nRef * 4,
-                                      cudaMemcpyDeviceToHost, stream.s));
+  // Statistics on the GPU, then the gamma volume and the sums down.
+  const double ddGy = 1.0 / setup.invDdGlobal;
+  statsStats.fn = (const void*)statsKernel;
+  statsStats.block = kStatsBlock;
+  statsStats.grid = int(statsRuns);
+  stats.begin(stream);
+  statsKernel<<<int(statsRuns), kStatsBlock, 0, stream>>>(
+      W.ref.get(), W.gamma.get(), W.diff.get(), r.mask ? W.mask.get() : nullptr,
+      (long long)nRef, setup.cutoffGy, ddGy, r.criteria.gammaCap, setup.gamma, W.runs.get(),
+      W.histogram.get());
+  PENUMBRA_CUDA_CHECK_LAUNCH("statsKernel");
+  stats.end(stream);
+  PointSummary sums;
+  sums.runs.resize(std::size_t(statsRuns));
+  std::vector<unsigned long long> histogram(kGammaHistogramBins);
   unsigned long long limited = 0;
+  PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(sums.runs.data(), W.runs.get(),
+                                      sums.runs.size() * sizeof(PointSums),
+                                      cudaMemcpyDeviceToHost, stream));
+  PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(histogram.data(), W.histogram.get(),
+                                      histogram.size() * sizeof(unsigned long long),
+                                      cudaMemcpyDeviceToHost, stream));
   PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(&limited, W.counters.get() + kDepthLimited, sizeof limited,
-                                      cudaMemcpyDeviceToHost, stream.s));
-  download.end(stream.s);
-  PENUMBRA_CUDA_CHECK(cudaStreamSynchronize(stream.s));
-  const bool locked = gammaHost.registered && diffHost.registered;
+                                      cudaMemcpyDeviceToHost, stream));
+  w0 = Clock::now();
+  HostOutput gammaHost = gammaOut.get();
+  waitMemoryMs += msSince(w0);
+  download.begin(stream);
+  PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(gammaHost.data.data(), W.gamma.get(), nRef * 4,
+                                      cudaMemcpyDeviceToHost, stream));
+  download.end(stream);
+  PENUMBRA_CUDA_CHECK(cudaStreamSynchronize(stream));
+  const bool locked = gammaHost.registered && diffLocked;
+  w0 = Clock::now();
   gammaHost.unregister();
-  diffHost.unregister();
+  unlockMs = msSince(w0);
+  w0 = Clock::now();
+  HostOutput diffFinal = diffDone.get();
+  waitDiffMs = msSince(w0);
+  PENUMBRA_CUDA_CHECK(cudaStreamSynchronize(W.copy->s));  // reports a failed copy
   out.gamma.grid = g;
   out.gamma.data = std::move(gammaHost.data);
   out.difference.grid = g;
-  out.difference.data = std::move(diffHost.data);
+  out.difference.data = std::move(diffFinal.data);
+  if (setup.gamma) sums.histogram.assign(histogram.begin(), histogram.end());
+  sums.depthLimited = std::int64_t(limited);
 
   // Traffic model: classification reads each reference dose (and mask), the evaluated dose
   // through the cache (at least once), and writes two floats and the list; the search reads
-  // its listed points' index and dose and writes their gamma.
+  // its listed points' index and dose and writes their gamma; the statistics read three
+  // volumes (and the mask).
   classifyStats.bytes = double(nRef) * (4 + 8 + (r.mask ? 1 : 0)) + double(nEval) * 4 + double(listed) * 4;
   searchStats.bytes = double(listed) * 12;
+  statsStats.bytes = double(nRef) * (12 + (r.mask ? 1 : 0));
   const std::string variant = r.criteria.local ? "local" : "global";
   if (s.gamma)
     out.profiles.push_back(penumbra::cuda::launchProfile("gamma_search", variant, searchStats,
@@ -363,6 +351,8 @@ std::int64_t runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
   out.profiles.push_back(penumbra::cuda::launchProfile("classify points", variant, classifyStats,
                                                        classify.totalMs(), classify.launches(),
                                                        out.device));
+  out.profiles.push_back(penumbra::cuda::launchProfile("statistics", "GPU", statsStats,
+                                                       stats.totalMs(), 1, out.device));
   penumbra::cuda::KernelStats copyIn;
   copyIn.bytes = uploaded;
   out.profiles.push_back(penumbra::cuda::launchProfile(
@@ -370,11 +360,19 @@ std::int64_t runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
       out.device));
   penumbra::cuda::KernelStats copyOut;
   copyOut.bytes = double(nRef) * 8;
-  out.profiles.push_back(penumbra::cuda::launchProfile("download gamma + difference",
-                                                       locked ? "page-locked" : "pageable",
-                                                       copyOut, download.totalMs(), 1, out.device));
+  out.profiles.push_back(penumbra::cuda::launchProfile(
+      "download gamma + difference",
+      std::string(locked ? "page-locked" : "pageable") + ", difference during the search",
+      copyOut, download.totalMs(), 2, out.device));
+  W.nextGamma = std::async(std::launch::async, &HostOutput::make, nRef, device);
+  W.nextDiff = std::async(std::launch::async, &HostOutput::make, nRef, device);
+  W.nextSize = nRef;
+  out.profiles.push_back(hostStageProfile("wait for result memory (host)", "made on helper threads", waitMemoryMs));
+  out.profiles.push_back(hostStageProfile("unlock gamma volume (host)", "cudaHostUnregister", unlockMs));
+  out.profiles.push_back(hostStageProfile("wait for difference volume (host)", "downloaded and unlocked meanwhile", waitDiffMs));
+  out.profiles.push_back(hostStageProfile("CUDA backend (host wall)", "whole", msSince(start)));
   lease.succeeded();
-  return std::int64_t(limited);
+  return sums;
 }
 
 void releaseGpuCache() {
