@@ -168,9 +168,7 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
   const cudaStream_t stream = W.compute->s;
 
   // The result's host memory: ready from the previous run of this size, else made now on helper
-  // threads while the GPU works. The next run's is made once this one's result is down (below):
-  // touching and page-locking 128 MB on helper threads while the GPU works slowed the call
-  // down by contention.
+  // threads while the GPU works; then the next run's, also off the critical path.
   std::future<HostOutput> gammaOut, diffOut;
   if (W.nextSize == nRef && W.nextGamma.valid() && W.nextDiff.valid()) {
     gammaOut = std::move(W.nextGamma);
@@ -179,6 +177,9 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
     gammaOut = std::async(std::launch::async, &HostOutput::make, nRef, device);
     diffOut = std::async(std::launch::async, &HostOutput::make, nRef, device);
   }
+  W.nextGamma = std::async(std::launch::async, &HostOutput::make, nRef, device);
+  W.nextDiff = std::async(std::launch::async, &HostOutput::make, nRef, device);
+  W.nextSize = nRef;
 
   penumbra::cuda::LaunchTimes upload, classify, kernel, stats, download;
   upload.begin(stream);
@@ -364,9 +365,6 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
       "download gamma + difference",
       std::string(locked ? "page-locked" : "pageable") + ", difference during the search",
       copyOut, download.totalMs(), 2, out.device));
-  W.nextGamma = std::async(std::launch::async, &HostOutput::make, nRef, device);
-  W.nextDiff = std::async(std::launch::async, &HostOutput::make, nRef, device);
-  W.nextSize = nRef;
   out.profiles.push_back(hostStageProfile("wait for result memory (host)", "made on helper threads", waitMemoryMs));
   out.profiles.push_back(hostStageProfile("unlock gamma volume (host)", "cudaHostUnregister", unlockMs));
   out.profiles.push_back(hostStageProfile("wait for difference volume (host)", "downloaded and unlocked meanwhile", waitDiffMs));
