@@ -21,6 +21,7 @@ struct GammaSearch {
   bool done, inCell;
   Real corner[8], lo[3];
   detail::BoxCursor box;
+  int scanLimit = 16;  ///< GPU: cell positions one step scans at most (see nextCell)
 
   /// e: the point's continuous index in the evaluated grid (inside [0, n - 1] on every axis;
   /// the caller checks), dr: the reference dose and invDd: 1 / DD in Gy^-1 (the caller divides
@@ -49,10 +50,12 @@ struct GammaSearch {
   /// One box, or the move to the next cell; false when the search is over.
   PENUMBRA_GAMMA_HD bool step(const GammaField<Real>& f, const GammaLimits<Real>& lim) {
     if (!inCell) {
-      if (done || !nextCell(f, lim)) {
+      const int next = done ? 0 : nextCell(f, lim);
+      if (next == 0) {
         done = true;
         return false;
       }
+      if (next < 0) return true;  // SIMT: the scan goes on at the next step
       inCell = true;
       box = detail::BoxCursor{};
     }
@@ -97,11 +100,14 @@ private:
 
   /// From (oz, oy, ox) on, in the ring loops' order (z, then y, then x; inside the ring only
   /// its two x faces), the next cell in the grid that the bounds do not rule out: loads its
-  /// doses and moves the position past it. False when no ring has one left.
-  PENUMBRA_GAMMA_HD bool nextCell(const GammaField<Real>& f, const GammaLimits<Real>& lim) {
-    for (;;) {
+  /// doses and moves the position past it (1). 0 when no ring has one left. On the GPU the scan
+  /// stops after a few positions (-1, resumed at the next step), so that a lane skipping many
+  /// cells does not hold its warp's other lanes (see PENUMBRA_GAMMA_SIMT).
+  PENUMBRA_GAMMA_HD int nextCell(const GammaField<Real>& f, const GammaLimits<Real>& lim) {
+    for (int scanned = 0;; ++scanned) {
+      if (PENUMBRA_GAMMA_SIMT && scanned == scanLimit) return -1;
       if (oz > lim3[2]) {
-        if (!beginRing(f, lim, ring + 1)) return false;
+        if (!beginRing(f, lim, ring + 1)) return 0;
         continue;
       }
       const int cz = pc[2] + oz;
@@ -143,7 +149,7 @@ private:
         corner[k] = Real(f.dose[at]) * invDd;
 #endif
       }
-      return true;
+      return 1;
     }
   }
 };

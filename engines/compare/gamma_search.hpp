@@ -42,6 +42,20 @@
 #define PENUMBRA_GAMMA_HD inline
 #endif
 
+// SIMT. On the GPU the 32 lanes of a warp search different points in lockstep, and a branch
+// that some lanes take and others skip costs the warp both paths: ncu on the persistent search
+// (H100, 2026-11-26) counted 6.5 of 32 lanes active on average at an issue rate of 2.75
+// instructions a cycle, i.e. divergence, not memory, bounds it. Device code therefore computes a
+// box's second bound and probe point whether or not the first bound prunes the box (and uses them
+// only where the CPU does: the same boxes, the same values), takes both branches of the bound's
+// root finding and selects, defers Best's square root to the prune tests, and bounds the cell
+// scan of one step. The CPU skips the work, as a scalar processor should.
+#if defined(__CUDA_ARCH__)
+#define PENUMBRA_GAMMA_SIMT 1
+#else
+#define PENUMBRA_GAMMA_SIMT 0
+#endif
+
 namespace penumbra::compare {
 
 /// Bisection depth limit of the octree inside one cell.
@@ -127,19 +141,30 @@ struct Best {
   Real tol, limit2;
   bool depthLimited = false;
   PENUMBRA_GAMMA_HD void offer(Real d2, Real dv) {
-    if (d2 > limit2) return;  // beyond the search limit: not a candidate
     const Real g = d2 + dv * dv;
+#if PENUMBRA_GAMMA_SIMT
+    // Beyond the search limit: not a candidate. prune2 follows in prunes().
+    g2 = d2 <= limit2 && g < g2 ? g : g2;
+#else
+    if (d2 > limit2) return;  // beyond the search limit: not a candidate
     if (g < g2) {
       g2 = g;
       const Real b = sqrtR(g) - tol;
       prune2 = b > Real(0) ? b * b : Real(0);
     }
+#endif
   }
   /// True when a box with lower bound lb cannot change the result.
   PENUMBRA_GAMMA_HD bool prunes(Real lb) const {
     if (lb >= g2) return true;
     const bool undecided = g2 > Real(1) && lb < Real(1);
-    return lb >= prune2 && !undecided;
+#if PENUMBRA_GAMMA_SIMT
+    const Real b = sqrtR(g2) - tol;
+    const Real level = b > Real(0) ? b * b : Real(0);
+#else
+    const Real level = prune2;
+#endif
+    return lb >= level && !undecided;
   }
 };
 
@@ -171,29 +196,34 @@ PENUMBRA_GAMMA_HD Real boxQuadratic(Real a, const Real G[3], const Real lo[3], c
   bool haveLo = false, haveHi = false;
   Real lamLo = 0, lamHi = 0, pLo = 0, pHi = 0;
   for (int i = 0; i < 3; ++i) {
+#if PENUMBRA_GAMMA_SIMT
+    const bool axis = G[i] != Real(0);  // no kink along a flat axis (every lane loops alike)
+    const Real invG = axis ? Real(1) / G[i] : Real(0);
+#else
     if (G[i] == Real(0)) continue;
+    const bool axis = true;
     const Real invG = Real(1) / G[i];
+#endif
     for (int e = 0; e < 2; ++e) {
       const Real bp = -(e ? hi[i] : lo[i]) * invG;
       const Real p = phi(bp);
-      if (p <= Real(0) && (!haveLo || bp > lamLo)) {
+      if (axis && p <= Real(0) && (!haveLo || bp > lamLo)) {
         haveLo = true;
         lamLo = bp;
         pLo = p;
       }
-      if (p >= Real(0) && (!haveHi || bp < lamHi)) {
+      if (axis && p >= Real(0) && (!haveHi || bp < lamHi)) {
         haveHi = true;
         lamHi = bp;
         pHi = p;
       }
     }
   }
-  Real lam;
-  if (haveLo && haveHi) {
-    lam = pHi > pLo ? lamLo - pLo * (lamHi - lamLo) / (pHi - pLo) : lamLo;
-  } else {
-    // Beyond every kink on one side (or no kink at all): phi is linear there, with slope
-    // 1 + the G_i^2 of the axes whose clamp is not active.
+  // Between two kinks: phi is linear there.
+  auto between = [&] { return pHi > pLo ? lamLo - pLo * (lamHi - lamLo) / (pHi - pLo) : lamLo; };
+  // Beyond every kink on one side (or no kink at all): phi is linear there, with slope
+  // 1 + the G_i^2 of the axes whose clamp is not active.
+  auto beyond = [&] {
     const Real ref = haveLo ? lamLo : (haveHi ? lamHi : Real(0));
     const Real probe = haveLo ? ref + Real(1) : (haveHi ? ref - Real(1) : Real(0));
     Real slope = 1;
@@ -201,8 +231,14 @@ PENUMBRA_GAMMA_HD Real boxQuadratic(Real a, const Real G[3], const Real lo[3], c
       const Real v = -probe * G[i];
       if (v > lo[i] && v < hi[i]) slope += G[i] * G[i];
     }
-    lam = ref - phi(ref) / slope;
-  }
+    return ref - phi(ref) / slope;
+  };
+#if PENUMBRA_GAMMA_SIMT
+  const Real lamBetween = between(), lamBeyond = beyond();
+  const Real lam = haveLo && haveHi ? lamBetween : lamBeyond;
+#else
+  const Real lam = haveLo && haveHi ? between() : beyond();
+#endif
   Real q = a;
   Real n2 = 0;
   for (int i = 0; i < 3; ++i) {
@@ -288,7 +324,7 @@ PENUMBRA_GAMMA_HD bool searchBox(const Real c[8], const Real lo[3], const GammaF
     const Real doseGap = maxR(Real(0), maxR(vmin - dr, dr - vmax));
     // A box wholly beyond the search limit holds no candidate.
     bool keep = dist2 <= best.limit2 && !best.prunes(dist2 + doseGap * doseGap);
-    if (keep) {
+    if (PENUMBRA_GAMMA_SIMT || keep) {
       // Walsh-Hadamard coefficients of the corners (sigma = -1 / +1 per bit).
       Real sum = 0, gx = 0, gy = 0, gz = 0, bxy = 0, bxz = 0, byz = 0, bxyz = 0;
       for (int k = 0; k < 8; ++k) {
@@ -318,14 +354,25 @@ PENUMBRA_GAMMA_HD bool searchBox(const Real c[8], const Real lo[3], const GammaF
         l0 += G[a] * y0[a];
       }
       Real h;
+#if PENUMBRA_GAMMA_SIMT
+      {
+        const bool flat = fabsR(l0) <= rho;
+        Real yq[3];
+        const Real hq = boxQuadratic(l0 > rho ? a0 - rho : a0 + rho, G, blo, bhi, yq);
+        h = flat ? dist2 : hq;
+        for (int a = 0; a < 3; ++a) y[a] = flat ? y0[a] : yq[a];
+      }
+#else
       if (fabsR(l0) <= rho) {
         h = dist2;
         for (int a = 0; a < 3; ++a) y[a] = y0[a];
       } else {
         h = boxQuadratic(l0 > rho ? a0 - rho : a0 + rho, G, blo, bhi, y);
       }
-      keep = !best.prunes(h);
-      if (keep) {
+#endif
+      const bool probe = keep && !best.prunes(h);
+      keep = probe;
+      if (PENUMBRA_GAMMA_SIMT || probe) {
         // Gamma^2 at the bound's minimiser: usually within the tolerance of the box's minimum.
         Real t[3];
         Real yd2 = 0;
@@ -334,8 +381,11 @@ PENUMBRA_GAMMA_HD bool searchBox(const Real c[8], const Real lo[3], const GammaF
           t[a] = t[a] < t0[a] ? t0[a] : (t[a] > t1[a] ? t1[a] : t[a]);
           yd2 += y[a] * y[a];
         }
-        best.offer(yd2, trilinear(c, t[0], t[1], t[2]) - dr);
-        keep = !best.prunes(h);
+        const Real value = trilinear(c, t[0], t[1], t[2]);
+        if (probe) {
+          best.offer(yd2, value - dr);
+          keep = !best.prunes(h);
+        }
       }
     }
     if (keep) {

@@ -29,12 +29,16 @@ enum Counter {
   kCounters = 3
 };
 
+/// The point's grid indices; 32-bit arithmetic (the backend takes fewer than 2^32 points: a
+/// 64-bit division costs ~70 instructions, and in the search it runs for a few lanes of a warp
+/// at a time).
 __device__ __forceinline__ void pointIndex(const PointSetup<float>& s, long long at, int& i,
                                            int& j, int& k) {
-  const long long slice = (long long)s.refDims[0] * s.refDims[1];
-  i = int(at % s.refDims[0]);
-  j = int(at / s.refDims[0] % s.refDims[1]);
-  k = int(at / slice);
+  const unsigned a = unsigned(at), nx = unsigned(s.refDims[0]), ny = unsigned(s.refDims[1]);
+  const unsigned row = a / nx;
+  i = int(a - row * nx);
+  k = int(row / ny);
+  j = int(row - unsigned(k) * ny);
 }
 
 __global__ void __launch_bounds__(kBlock)
@@ -81,6 +85,10 @@ __device__ __forceinline__ void startPoint(const PointSetup<float>& s,
   g.start(s.field, e, dr, inverseDoseCriterion(s, dr), s.limits);
 }
 
+/// kRefill: idle lanes take new points only once at least that many are idle (or none is
+/// busy), so that the start of a point (locating it, the first ring) runs for several lanes at
+/// once instead of one lane at almost every turn.
+template <int kRefill>
 __global__ void __launch_bounds__(kBlock)
     searchKernel(PointSetup<float> s, const float* __restrict__ ref,
                  const unsigned* __restrict__ list, unsigned first, unsigned last,
@@ -90,7 +98,8 @@ __global__ void __launch_bounds__(kBlock)
   long long at = -1;  // this lane's point; -1: none (take one), -2: the list is exhausted
   for (;;) {
     const unsigned wants = __ballot_sync(0xffffffffu, at == -1);
-    if (wants) {
+    const unsigned busy = __ballot_sync(0xffffffffu, at >= 0);
+    if (wants && (__popc(wants) >= kRefill || !busy)) {
       const int leader = __ffs(wants) - 1;
       unsigned base = 0;
       if (lane == leader) base = first + unsigned(atomicAdd(counters + kNext, (unsigned long long)__popc(wants)));
