@@ -116,6 +116,22 @@ bool hasProfile(const CompareResult& r, const std::string& kernel) {
   return false;
 }
 
+TEST(CompareCuda, ALargeComparisonSearchedInSeveralLaunchesAgreesWithTheCpu) {
+  // 8.7 M reference points, all above the cut-off: five search launches of 2^21 list entries,
+  // with the pause for progress and cancel after the fourth (which must go on to the fifth).
+  REQUIRE_GPU();
+  const Grid g = makeGrid(220, 220, 180, {1.5, 1.5, 1.5}, {0, 0, 0});
+  auto f = [](Vec3 p) {
+    return 1.2 + 0.5 * std::sin(p.x / 20) * std::cos(p.y / 25) + 0.3 * std::sin(p.z / 15);
+  };
+  auto ref = sample(g, f);
+  auto eval = sample(g, [&](Vec3 p) { return 1.01 * f(p + Vec3{1.0, 0.0, 0.5}); });
+  CompareRequest r = request(ref, eval, 1, 1);
+  const Pair p = runBoth(r);
+  expectAgreement(p, r.criteria.tolerance);
+  EXPECT_GT(p.gpu.gammaStats.evaluatedPoints, 4 * (std::int64_t(1) << 21));
+}
+
 TEST(CompareCuda, GpuStatisticsEqualTheHostsOnTheSameVolumes) {
   // The statistics kernel against the host's sums of the volumes the GPU returned: counts and
   // histogram exactly, sums to rounding.

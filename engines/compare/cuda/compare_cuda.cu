@@ -1,12 +1,18 @@
 // CUDA backend of the dose comparison: the doses stay on the GPU between calls (a new
 // criterion on the same doses uploads nothing); classification, the gamma search
-// (gamma_kernels.cuh) and the statistics (compare_stats_kernel.cuh) run on the GPU, and the two
-// result volumes download by DMA into host memory prepared on helper threads: the difference
-// while the search runs, the gamma after it.
+// (gamma_kernels.cuh) and the statistics (compare_stats_kernel.cuh) are enqueued at once, and
+// the two result volumes download by DMA into host memory prepared (touched and page-locked) on
+// helper threads: the difference while the search runs, the gamma after it.
+//
+// Tried and dropped (H200, 2026-11-26): downloading through a page-locked staging buffer in
+// chunks with host threads copying out of it, to spare the page-locking of each result: the
+// host copies 64 MB too slowly (4 threads did not finish the difference during a 3.3 ms
+// search) and the warm call stayed at 11.3-12.3 ms.
 #include <cuda_runtime.h>
 
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <future>
 #include <limits>
 #include <memory>
@@ -20,6 +26,7 @@
 #include "core/cuda/device_buffer.cuh"
 #include "core/cuda/host_output.cuh"
 #include "core/cuda/launch_profile.cuh"
+#include "core/cuda/pinned_buffer.cuh"
 #include "core/cuda/stream_event.cuh"
 
 namespace penumbra::compare::detail {
@@ -69,6 +76,7 @@ struct Workspace {
   penumbra::cuda::DeviceBuffer<unsigned> list;
   penumbra::cuda::DeviceBuffer<unsigned long long> counters, histogram;
   penumbra::cuda::DeviceBuffer<PointSums> runs;
+  penumbra::cuda::PinnedBuffer<unsigned char> small;  ///< sums, histogram, counters
   std::unique_ptr<penumbra::cuda::Stream> compute, copy;
   std::future<penumbra::cuda::HostOutput> nextGamma, nextDiff;
   std::size_t nextSize = 0;
@@ -239,10 +247,67 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
     PENUMBRA_CUDA_CHECK_LAUNCH("classifyKernel");
     classify.end(stream);
   }
-  // The difference is final now: it downloads on the copy stream while the search runs, and a
-  // helper thread unlocks its host memory once it is there (1.2 ms for 64 MB, off the path).
   penumbra::cuda::Event classified;
   PENUMBRA_CUDA_CHECK(cudaEventRecord(classified.e, stream));
+
+  // The search: persistent blocks, as many as fit on the GPU at once, over ranges of 2^21 list
+  // entries a launch, enqueued straight behind the classification without waiting for its
+  // count (each launch reads the list's length from device memory, and one past it returns at
+  // once): the host waits for nothing until the result is down. Every 4 launches (8 M listed
+  // points, tens of milliseconds) the host waits for the GPU to report progress and honour a
+  // cancel.
+  // Refill when 8 lanes are idle: 3.54 / 4.24 ms (2 %/2 mm, 1 %/1 mm on box4-256, H100
+  // 2026-11-26) against 3.72 / 4.68 ms for every lane at once; 4 and 16 measured alike.
+  // (Also measured, within the noise of these: at most 2, 4, 8 or 16 cell positions scanned a
+  // step (16 kept), and 64 registers for 8 blocks an SM: 3.6-4.2 ms.)
+  const auto searchFn = searchKernel<8>;
+  searchStats.fn = (const void*)searchFn;
+  searchStats.block = kBlock;
+  const unsigned long long perLaunch = 1ull << 21;
+  const int blocks = residentBlocks(searchFn, device, ((long long)std::min<unsigned long long>(nRef, perLaunch) + kBlock - 1) / kBlock);
+  searchStats.grid = blocks;
+  for (unsigned long long p0 = 0, i = 0; s.gamma && p0 < nRef; p0 += perLaunch, ++i) {
+    if (i > 0 && i % 4 == 0) {
+      const unsigned long long listedNow = readCounter(W, kListed, stream);
+      if (p0 >= listedNow) break;
+      job.report(0.05 + 0.9 * double(p0) / double(listedNow), "gamma (CUDA)");
+      job.checkCancel();
+    }
+    const unsigned long long p1 = std::min<unsigned long long>(nRef, p0 + perLaunch);
+    PENUMBRA_CUDA_CHECK(cudaMemsetAsync(W.counters.get() + kNext, 0, sizeof(unsigned long long), stream));
+    kernel.begin(stream);
+    searchFn<<<blocks, kBlock, 0, stream>>>(s, W.ref.get(), W.list.get(), unsigned(p0),
+                                            unsigned(p1), W.gamma.get(), W.counters.get());
+    PENUMBRA_CUDA_CHECK_LAUNCH("searchKernel");
+    kernel.end(stream);
+  }
+
+  // Statistics on the GPU; the sums and counters go into page-locked memory (a copy into
+  // pageable memory would hold the host until the search is done).
+  const double ddGy = 1.0 / setup.invDdGlobal;
+  statsStats.fn = (const void*)statsKernel;
+  statsStats.block = kStatsBlock;
+  statsStats.grid = int(statsRuns);
+  stats.begin(stream);
+  statsKernel<<<int(statsRuns), kStatsBlock, 0, stream>>>(
+      W.ref.get(), W.gamma.get(), W.diff.get(), r.mask ? W.mask.get() : nullptr,
+      (long long)nRef, setup.cutoffGy, ddGy, r.criteria.gammaCap, setup.gamma, W.runs.get(),
+      W.histogram.get());
+  PENUMBRA_CUDA_CHECK_LAUNCH("statsKernel");
+  stats.end(stream);
+  const std::size_t runBytes = std::size_t(statsRuns) * sizeof(PointSums);
+  const std::size_t histBytes = kGammaHistogramBins * sizeof(unsigned long long);
+  const std::size_t counterBytes = kCounters * sizeof(unsigned long long);
+  W.small.reserve(runBytes + histBytes + counterBytes);
+  unsigned char* small = W.small.get();
+  PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(small, W.runs.get(), runBytes, cudaMemcpyDeviceToHost, stream));
+  PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(small + runBytes, W.histogram.get(), histBytes,
+                                      cudaMemcpyDeviceToHost, stream));
+  PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(small + runBytes + histBytes, W.counters.get(), counterBytes,
+                                      cudaMemcpyDeviceToHost, stream));
+
+  // The difference is final after the classification: it downloads on the copy stream while the
+  // search runs, and a helper thread unlocks its host memory once it is there.
   PENUMBRA_CUDA_CHECK(cudaStreamWaitEvent(W.copy->s, classified.e, 0));
   Clock::time_point w0 = Clock::now();
   HostOutput diffHost = diffOut.get();
@@ -256,69 +321,12 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
   PENUMBRA_CUDA_CHECK(cudaEventRecord(diffReady->e, W.copy->s));
   std::future<HostOutput> diffDone = std::async(
       std::launch::async, [diffReady](HostOutput h) {
-        (void)cudaEventSynchronize(diffReady->e);  // an error shows on the main stream's checks
+        (void)cudaEventSynchronize(diffReady->e);  // an error shows on the copy stream's check
         h.unregister();
         return h;
       },
       std::move(diffHost));
 
-  const unsigned long long listed = readCounter(W, kListed, stream);
-  job.report(0.05, "gamma (CUDA)");
-
-  // The search: persistent blocks, as many as fit on the GPU at once, over 2^21 listed points a
-  // launch (a few milliseconds: a cancel is noticed soon).
-  const long long perLaunch = 1ll << 21;
-  // Refill when 8 lanes are idle: 3.54 / 4.24 ms (2 %/2 mm, 1 %/1 mm on box4-256, H100
-  // 2026-11-26) against 3.72 / 4.68 ms for every lane at once; 4 and 16 measured alike.
-  // (Also measured, within the noise of these: at most 2, 4, 8 or 16 cell positions scanned a
-  // step (16 kept), and 64 registers for 8 blocks an SM: 3.6-4.2 ms.)
-  const auto searchFn = searchKernel<8>;
-  searchStats.fn = (const void*)searchFn;
-  searchStats.block = kBlock;
-  for (unsigned long long p0 = 0; p0 < listed; p0 += perLaunch) {
-    job.checkCancel();
-    const unsigned long long p1 = std::min<unsigned long long>(listed, p0 + perLaunch);
-    const int blocks = residentBlocks(searchFn, device, ((long long)(p1 - p0) + kBlock - 1) / kBlock);
-    searchStats.grid = blocks;
-    PENUMBRA_CUDA_CHECK(cudaMemsetAsync(W.counters.get() + kNext, 0, sizeof(unsigned long long), stream));
-    kernel.begin(stream);
-    searchFn<<<blocks, kBlock, 0, stream>>>(s, W.ref.get(), W.list.get(), unsigned(p0),
-                                                unsigned(p1), W.gamma.get(), W.counters.get());
-    PENUMBRA_CUDA_CHECK_LAUNCH("searchKernel");
-    kernel.end(stream);
-    if (p1 < listed) {
-      PENUMBRA_CUDA_CHECK(cudaStreamSynchronize(stream));
-      job.report(0.05 + 0.9 * double(p1) / double(listed), "gamma (CUDA)");
-    }
-  }
-  // The doses are on the GPU now: the keys say so (set only after every copy succeeded).
-  W.refKey.set(r.reference);
-  W.evalKey.set(r.evaluated);
-
-  // Statistics on the GPU, then the gamma volume and the sums down.
-  const double ddGy = 1.0 / setup.invDdGlobal;
-  statsStats.fn = (const void*)statsKernel;
-  statsStats.block = kStatsBlock;
-  statsStats.grid = int(statsRuns);
-  stats.begin(stream);
-  statsKernel<<<int(statsRuns), kStatsBlock, 0, stream>>>(
-      W.ref.get(), W.gamma.get(), W.diff.get(), r.mask ? W.mask.get() : nullptr,
-      (long long)nRef, setup.cutoffGy, ddGy, r.criteria.gammaCap, setup.gamma, W.runs.get(),
-      W.histogram.get());
-  PENUMBRA_CUDA_CHECK_LAUNCH("statsKernel");
-  stats.end(stream);
-  PointSummary sums;
-  sums.runs.resize(std::size_t(statsRuns));
-  std::vector<unsigned long long> histogram(kGammaHistogramBins);
-  unsigned long long limited = 0;
-  PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(sums.runs.data(), W.runs.get(),
-                                      sums.runs.size() * sizeof(PointSums),
-                                      cudaMemcpyDeviceToHost, stream));
-  PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(histogram.data(), W.histogram.get(),
-                                      histogram.size() * sizeof(unsigned long long),
-                                      cudaMemcpyDeviceToHost, stream));
-  PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(&limited, W.counters.get() + kDepthLimited, sizeof limited,
-                                      cudaMemcpyDeviceToHost, stream));
   w0 = Clock::now();
   HostOutput gammaHost = gammaOut.get();
   waitMemoryMs += msSince(w0);
@@ -327,6 +335,9 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
                                       cudaMemcpyDeviceToHost, stream));
   download.end(stream);
   PENUMBRA_CUDA_CHECK(cudaStreamSynchronize(stream));
+  // The doses are on the GPU now: the keys say so (set only after every copy succeeded).
+  W.refKey.set(r.reference);
+  W.evalKey.set(r.evaluated);
   const bool locked = gammaHost.registered && diffLocked;
   w0 = Clock::now();
   gammaHost.unregister();
@@ -335,12 +346,21 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
   HostOutput diffFinal = diffDone.get();
   waitDiffMs = msSince(w0);
   PENUMBRA_CUDA_CHECK(cudaStreamSynchronize(W.copy->s));  // reports a failed copy
+
+  PointSummary sums;
+  sums.runs.resize(std::size_t(statsRuns));
+  std::memcpy(sums.runs.data(), small, runBytes);
+  if (setup.gamma) {
+    const auto* h = reinterpret_cast<const unsigned long long*>(small + runBytes);
+    sums.histogram.assign(h, h + kGammaHistogramBins);
+  }
+  const auto* counters = reinterpret_cast<const unsigned long long*>(small + runBytes + histBytes);
+  sums.depthLimited = std::int64_t(counters[kDepthLimited]);
+  const unsigned long long listed = counters[kListed];
   out.gamma.grid = g;
   out.gamma.data = std::move(gammaHost.data);
   out.difference.grid = g;
   out.difference.data = std::move(diffFinal.data);
-  if (setup.gamma) sums.histogram.assign(histogram.begin(), histogram.end());
-  sums.depthLimited = std::int64_t(limited);
 
   // Traffic model: classification reads each reference dose (and mask), the evaluated dose
   // through the cache (at least once), and writes two floats and the list; the search reads

@@ -93,6 +93,10 @@ __global__ void __launch_bounds__(kBlock)
     searchKernel(PointSetup<float> s, const float* __restrict__ ref,
                  const unsigned* __restrict__ list, unsigned first, unsigned last,
                  float* __restrict__ gamma, unsigned long long* counters) {
+  // The list ends where the classification counted (device memory: the host enqueues the
+  // search without waiting for the count).
+  const unsigned listed = unsigned(counters[kListed]);
+  last = last < listed ? last : listed;
   const int lane = threadIdx.x & 31;
   GammaSearch<float> g;
   long long at = -1;  // this lane's point; -1: none (take one), -2: the list is exhausted
