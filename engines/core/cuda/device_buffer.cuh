@@ -52,8 +52,14 @@ public:
     ptr_ = nullptr;
     count_ = 0;
   }
+  /// Synchronous: the data is on the GPU when this returns. cudaMemcpy from pageable memory
+  /// returns once the source is staged, with the DMA possibly still running on the legacy default
+  /// stream, and the engines' non-blocking streams do not wait for that stream: a kernel on one of
+  /// them could read the buffer half-written (seen as a 1-in-10 bit difference between the SpMV
+  /// engines built from the host and on the GPU under a loaded ctest run, H100 2026-11-26).
   void upload(const T* host, std::size_t count) {
     PENUMBRA_CUDA_CHECK(cudaMemcpy(ptr_, host, count * sizeof(T), cudaMemcpyHostToDevice));
+    PENUMBRA_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
   }
   void upload(const std::vector<T>& host) {
     if (count_ != host.size()) allocate(host.size());
@@ -67,7 +73,11 @@ public:
     download(h.data(), count_);
     return h;
   }
-  void fillBytes(int value) { PENUMBRA_CUDA_CHECK(cudaMemset(ptr_, value, count_ * sizeof(T))); }
+  /// Synchronous, for the same reason as upload(): cudaMemset of device memory returns at once.
+  void fillBytes(int value) {
+    PENUMBRA_CUDA_CHECK(cudaMemset(ptr_, value, count_ * sizeof(T)));
+    PENUMBRA_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
+  }
 
   T* get() const { return ptr_; }
   std::size_t size() const { return count_; }

@@ -148,9 +148,13 @@ CudaSpmvMatrix::CudaSpmvMatrix(DeviceHalfCsr&& m, bool withBaseline, Delta16Conf
   if (m.data->values.size() < std::size_t(delta.paddedNnz)) {
     DeviceBuffer<std::uint16_t> padded(std::size_t(delta.paddedNnz));
     padded.fillBytes(0);
-    if (m.nnz > 0)
+    if (m.nnz > 0) {
       PENUMBRA_CUDA_CHECK(cudaMemcpy(padded.get(), m.data->values.get(), std::size_t(m.nnz) * 2,
                                      cudaMemcpyDeviceToDevice));
+      // A device-to-device cudaMemcpy returns before it is done, on the legacy stream, which the
+      // optimiser's non-blocking streams do not wait for (see DeviceBuffer::upload).
+      PENUMBRA_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
+    }
     m.data->values = std::move(padded);
   }
   cuda::DeviceRowBins bins = cuda::buildRowBinsOnDevice(m.data->rowPtr.get(), m.rows, config.longThreshold, stream.s);
