@@ -44,10 +44,13 @@ spmv::SpmvLayouts layoutsOf(const spmv::SpmvOptions& o) {
   return l;
 }
 
-// Host and device bytes of one scenario's matrices with `entries` entries.
+// Host and device bytes of one scenario's matrices with `entries` entries. A device-resident
+// set keeps no host copy of D or D^T: only the optimiser's dose vectors.
 double hostPerScenario(const ScenarioMatrixEstimate& e, double entries) {
-  return spmv::csrBytes(e.rows, std::int64_t(entries)) +
-         spmv::csrBytes(e.cols, std::int64_t(entries)) + kDoseVectors * 8.0 * double(e.rows);
+  const double matrices = e.deviceResident ? 0.0
+                                           : spmv::csrBytes(e.rows, std::int64_t(entries)) +
+                                                 spmv::csrBytes(e.cols, std::int64_t(entries));
+  return matrices + kDoseVectors * 8.0 * double(e.rows);
 }
 
 // Fills the byte totals of `e` from its entry count and one build's working memory.
@@ -144,6 +147,17 @@ ScenarioMatrixEstimate estimateScenarioMatrices(const proton::ProtonDoseRequest&
     e.onDevice = false;
     e.deviceBytes = e.buildDeviceBytes = 0;
   }
+  // Built and multiplied on the GPU: each matrix stays there (no host copy, no host transpose),
+  // so the host holds only vectors and one build's host side.
+  e.deviceResident = !options.keepHostMatrices && e.onDevice &&
+                     options.spmv.backend != Backend::Cpu &&
+                     options.spmv.kernel == spmv::SpmvKernel::BinnedDelta16 &&
+                     selectBackend(plan.backend).backend == Backend::Cuda;
+  if (e.deviceResident) {
+    req.params.doseMatrixOnDevice = true;
+    e.buildHostBytes = double(proton::workspaceBytes(req).hostBytes);
+    computeBytes(e, options.spmv);
+  }
   return e;
 }
 
@@ -202,10 +216,7 @@ ScenarioMatrices buildScenarioMatrices(const proton::ProtonDoseRequest& plan,
   refuseIfTooBig(est);
   out.estimate = est;
 
-  // Built and multiplied on the GPU: each matrix stays there (no host copy, no host transpose).
-  out.deviceResident = !opt.keepHostMatrices && est.onDevice && opt.spmv.backend != Backend::Cpu &&
-                       opt.spmv.kernel == spmv::SpmvKernel::BinnedDelta16 &&
-                       selectBackend(plan.backend).backend == Backend::Cuda;
+  out.deviceResident = est.deviceResident;  // the estimate decides, so that it counts right
   // One scaled SPR per range value, shared by that value's shift scenarios.
   std::map<double, std::shared_ptr<const Volume<float>>> scaled;
   const std::size_t S = scenarios.size();

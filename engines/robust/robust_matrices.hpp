@@ -61,6 +61,9 @@ struct ScenarioMatrixEstimate {
   double doseSpacingMm = 0;         ///< the dose grid's largest spacing
   double hostBytes = 0, hostLimitBytes = 0;
   bool onDevice = false;  ///< the SpMV engines go to the GPU
+  /// The matrices are built on the GPU and stay there (no host copies): hostBytes then counts
+  /// vectors and one build's host side only.
+  bool deviceResident = false;
   /// Backend::Auto only: why the products go to the CPU although there is a GPU (the set does
   /// not fit it); empty otherwise. buildScenarioMatrices does what the estimate says.
   std::string fallback;

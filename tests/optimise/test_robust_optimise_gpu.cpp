@@ -96,6 +96,19 @@ TEST(RobustOptimiseGpu, ScenarioMatricesBuiltOnTheGpu) {
   EXPECT_TRUE(gpu.deviceResident) << "built and multiplied on the GPU, the matrices stay there";
   EXPECT_FALSE(gpu.spmv[0]->hasHostMatrices());
   EXPECT_FALSE(cpu.deviceResident);
+  // The memory check counts what the build keeps: no host copy of D or D^T when they stay on
+  // the GPU (before, it counted both, which could refuse a set that fits).
+  const robust::ScenarioMatrixEstimate resident =
+      robust::estimateScenarioMatrices(p.plan, scenarios.size(), gpuOptions);
+  robust::ScenarioMatrixOptions keep = gpuOptions;
+  keep.keepHostMatrices = true;
+  const robust::ScenarioMatrixEstimate copies =
+      robust::estimateScenarioMatrices(p.plan, scenarios.size(), keep);
+  EXPECT_TRUE(resident.deviceResident);
+  EXPECT_FALSE(copies.deviceResident);
+  EXPECT_GE(copies.hostBytes - resident.hostBytes,
+            double(scenarios.size()) * 12.0 * resident.entriesPerScenario)
+      << resident.describe() << " / " << copies.describe();
   std::printf("built 4 scenario matrices: CPU %.0f ms, GPU %.0f ms\n", cpu.elapsedMs,
               gpu.elapsedMs);
   // design.md: the GPU build has the CPU's structure; a value may differ by one fp16 step.
