@@ -12,7 +12,10 @@
 // Tried and dropped (2026-11-26, H100): handing the points that exceed a box budget to a whole
 // warp whose lanes share the point's octants. The long searches are mostly sequential (deep in a
 // few octants): 32 lanes finished them only 4.3x sooner (8 lanes 2.3x; CPU replay of the warp),
-// and the search took 4.25-12.7 ms for budgets of 128-16 boxes against 4.15 ms without.
+// and the search took 4.25-12.7 ms for budgets of 128-16 boxes against 4.15 ms without. Also
+// tried: handing out the list in a permuted order (index x P mod n for P = 11, 257, 1000003) to
+// spread the long points: 3.47-3.58 ms against 3.37-3.41 ms in list order (neighbouring lanes
+// on neighbouring points share cache lines).
 #include <cuda_runtime.h>
 
 #include "compare/compare_internal.hpp"
