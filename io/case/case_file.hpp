@@ -48,12 +48,12 @@
 /// (the nominal plan), "expected-value" or "composite-worst-case" (optimise/robust_mode.hpp);
 /// absent: "none" (and "none" is not written). "robustness" holds the error scenarios of the robustness evaluation and of
 /// robust optimisation (robust/scenario_options.hpp): range error [%] and setup error [mm] as
-/// magnitudes, "shiftPattern" "axes" (+-L, +-P, +-S) or "sphere" (with "sphereDirections"),
-/// "combine" (every range error with every shift, or each alone) and the evaluation's dose
-/// grid spacing [mm] (0: the plan's); every key may be left out (the scenario model's default),
-/// and without the section the programs use their defaults, as before it was saved.
-/// Unknown keys are errors (a misspelt key must not
-/// silently fall back to a default), except inside "display", which is the GUI's.
+/// magnitudes, "shiftPattern" "axes" (+-L, +-P, +-S) or "sphere" (then "sphereDirections" is
+/// required, and only then allowed), "combine" (every range error with every shift, or each
+/// alone) and the evaluation's dose grid spacing [mm] (0: the plan's); the other keys may be
+/// left out (the scenario model's defaults), and without the section the programs use their
+/// defaults, as before it was saved. Unknown keys are errors (a misspelt key must not silently
+/// fall back to a default), except inside "display", which is the GUI's.
 ///
 /// Paths inside the file may be relative: they are relative to the case file's folder
 /// (resolveCasePath), so a case travels with its data.
