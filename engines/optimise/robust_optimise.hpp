@@ -38,18 +38,10 @@
 #include "core/progress.hpp"
 #include "optimise/objective.hpp"
 #include "optimise/optimise.hpp"
+#include "optimise/robust_mode.hpp"  // RobustMode (ExpectedValue, CompositeWorstCase)
 #include "spmv/spmv.hpp"
 
 namespace penumbra::optimise {
-
-enum class RobustMode {
-  ExpectedValue,       ///< sum_s p_s f(D_s w)
-  CompositeWorstCase,  ///< max_s f(D_s w), smoothed (see above)
-};
-const char* toString(RobustMode m);  ///< "expected", "cowc"
-/// "expected" (or "expected-value"), "cowc" (or "worst-case"), case-insensitive; throws
-/// InvalidArgument otherwise.
-RobustMode parseRobustMode(const std::string& text);
 
 struct RobustOptions {
   RobustMode mode = RobustMode::CompositeWorstCase;

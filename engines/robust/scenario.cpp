@@ -66,17 +66,20 @@ std::vector<Shift> setupShifts(const ScenarioOptions& o) {
 }  // namespace
 
 std::vector<Scenario> makeScenarios(const ScenarioOptions& o) {
-  PENUMBRA_REQUIRE(std::isfinite(o.rangePercent) && o.rangePercent >= 0 && o.rangePercent < 50,
+  PENUMBRA_REQUIRE(std::isfinite(o.rangePercent) && o.rangePercent >= 0 &&
+                       o.rangePercent < kMaxRangeErrorPercent,
                    InvalidArgument,
-                   "scenarios: range error " + fmtG(o.rangePercent) +
-                       " % is outside [0, 50) % (a magnitude: the set holds -r and +r)");
-  PENUMBRA_REQUIRE(std::isfinite(o.setupMm) && o.setupMm >= 0 && o.setupMm <= 50, InvalidArgument,
-                   "scenarios: setup error " + fmtG(o.setupMm) +
-                       " mm is outside [0, 50] mm (a magnitude: the set holds +s and -s)");
-  PENUMBRA_REQUIRE(o.sphereDirections >= 0 && o.sphereDirections <= 1000, InvalidArgument,
+                   "scenarios: range error " + fmtG(o.rangePercent) + " % is outside [0, " +
+                       fmtG(kMaxRangeErrorPercent) + ") % (a magnitude: the set holds -r and +r)");
+  PENUMBRA_REQUIRE(std::isfinite(o.setupMm) && o.setupMm >= 0 && o.setupMm <= kMaxSetupErrorMm,
+                   InvalidArgument,
+                   "scenarios: setup error " + fmtG(o.setupMm) + " mm is outside [0, " +
+                       fmtG(kMaxSetupErrorMm) + "] mm (a magnitude: the set holds +s and -s)");
+  PENUMBRA_REQUIRE(o.sphereDirections >= 0 && o.sphereDirections <= kMaxSphereDirections,
+                   InvalidArgument,
                    "scenarios: " + std::to_string(o.sphereDirections) +
                        " shift directions on the sphere; expected 0 (the six axis directions) "
-                       "to 1000");
+                       "to " + std::to_string(kMaxSphereDirections));
   std::vector<double> ranges{0};
   if (o.rangePercent > 0) ranges = {0, -o.rangePercent, o.rangePercent};
   const std::vector<Shift> shifts = setupShifts(o);

@@ -19,6 +19,7 @@
 
 #include "core/vec3.hpp"
 #include "proton/proton_dose.hpp"
+#include "robust/scenario_options.hpp"  // ScenarioOptions and its limits
 
 namespace penumbra::robust {
 
@@ -29,19 +30,9 @@ struct Scenario {
   bool isNominal() const { return rangeErrorPercent == 0 && shiftMm.x == 0 && shiftMm.y == 0 && shiftMm.z == 0; }
 };
 
-struct ScenarioOptions {
-  double rangePercent = 3.5;  ///< magnitude of the range errors; 0: no range scenarios
-  double setupMm = 3.0;       ///< magnitude of the setup shifts; 0: no shift scenarios
-  /// 0: shifts along +-L, +-P, +-S (6 directions); N > 0: N directions spread evenly on the
-  /// sphere (Fibonacci lattice) instead.
-  int sphereDirections = 0;
-  /// true: every range value combined with every shift (3 x 7 = 21 by default); false: range
-  /// scenarios and shift scenarios separately (1 + 2 + 6 = 9).
-  bool combine = true;
-};
-
 /// The scenario set of `options`, the nominal first (names unique). Throws InvalidArgument for a
-/// negative or non-finite magnitude, rangePercent >= 50, setupMm > 50 or sphereDirections > 1000.
+/// negative or non-finite magnitude, rangePercent >= kMaxRangeErrorPercent, setupMm >
+/// kMaxSetupErrorMm or sphereDirections > kMaxSphereDirections.
 std::vector<Scenario> makeScenarios(const ScenarioOptions& options = {});
 
 /// The request whose nominal dose is `s`'s dose of `nominal`: isocentres moved by s.shiftMm,

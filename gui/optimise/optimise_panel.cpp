@@ -280,6 +280,9 @@ void OptimisePanel::updateRobustHint() {
 void OptimisePanel::setSettings(const OptimiseSettings& s) {
   cutoff_->setValue(s.relativeCutoff);
   iterations_->setValue(s.maxIterations);
+  // The scenarios are not the panel's (the Robustness panel's model holds them): only the mode.
+  const int mode = s.robust ? robust_->findData(int(s.robustMode)) : 0;
+  robust_->setCurrentIndex(mode >= 0 ? mode : 0);
 }
 
 void OptimisePanel::optimise() {

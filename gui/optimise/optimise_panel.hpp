@@ -39,7 +39,8 @@ public:
   std::vector<ObjectiveRow> rows() const;
   void setRows(const std::vector<ObjectiveRow>& rows);
   OptimiseSettings settings() const;
-  /// Shows the settings the panel has controls for (matrix cut-off, iterations; a case's).
+  /// Shows the settings the panel has controls for (matrix cut-off, iterations, the robust mode
+  /// or none; a case's). The scenarios stay the RobustnessModel's.
   void setSettings(const OptimiseSettings& settings);
   QLineSeries* objectiveSeries() const { return series_; }
   /// The scenario settings of the robust option (null: robust optimisation is not offered).

@@ -9,6 +9,7 @@
 #include "gui/dose/dvh_panel.hpp"
 #include "gui/model/dose_display_settings.hpp"
 #include "gui/model/plan_model.hpp"
+#include "gui/model/robustness_model.hpp"
 #include "gui/model/view_state.hpp"
 #include "gui/optimise/optimise_panel.hpp"
 #include "gui/plan/beam_editor_panel.hpp"
@@ -40,19 +41,26 @@ QStringList toStringList(const QJsonValue& v) {
 /// not overwrite the case's rows.
 void applyOptimisation(const io::CaseOptimisation& o, OptimisePanel& panel, const ViewState& state,
                        QStringList& warnings) {
+  OptimiseSettings s = panel.settings();
   if (o.options) {
-    OptimiseSettings s = panel.settings();
     s.relativeCutoff = o.options->matrixCutoff;
     s.maxIterations = o.options->maxIterations;
-    panel.setSettings(s);
-    const OptimiseSettings shown = panel.settings();
-    if (shown.relativeCutoff != s.relativeCutoff || shown.maxIterations != s.maxIterations)
-      warnings << QObject::tr("optimiser options (cut-off %1, %2 iterations) shown as %3 and %4: the panel's limits")
-                      .arg(s.relativeCutoff)
-                      .arg(s.maxIterations)
-                      .arg(shown.relativeCutoff)
-                      .arg(shown.maxIterations);
   }
+  // A case without a robust mode (saved before modes were, or nominal) optimises the nominal
+  // plan: the previous case's mode must not carry over into this one.
+  s.robust = o.options && o.options->robustMode;
+  if (s.robust) s.robustMode = *o.options->robustMode;
+  panel.setSettings(s);
+  const OptimiseSettings shownSettings = panel.settings();
+  if (o.options && (shownSettings.relativeCutoff != s.relativeCutoff || shownSettings.maxIterations != s.maxIterations))
+    warnings << QObject::tr("optimiser options (cut-off %1, %2 iterations) shown as %3 and %4: the panel's limits")
+                    .arg(s.relativeCutoff)
+                    .arg(s.maxIterations)
+                    .arg(shownSettings.relativeCutoff)
+                    .arg(shownSettings.maxIterations);
+  if (s.robust && !shownSettings.robust)
+    warnings << QObject::tr("robust optimisation (%1) is not offered here: the plan is optimised nominally")
+                    .arg(optimise::toString(s.robustMode));
   if (o.objectives.empty()) return;  // none saved: the defaults stay
   const std::vector<ObjectiveRow> rows = objectiveRows(o, state, warnings);
   if (rows.empty()) {
@@ -72,6 +80,37 @@ void applyOptimisation(const io::CaseOptimisation& o, OptimisePanel& panel, cons
                       .arg(shown[i].weight)
                       .arg(rows[i].levelGy)
                       .arg(rows[i].weight);
+}
+
+QString describe(const RobustnessSettings& r) {
+  const robust::ScenarioOptions& o = r.scenarios;
+  return QObject::tr("range %1 %, setup %2 mm, %3, %4, grid %5")
+      .arg(o.rangePercent)
+      .arg(o.setupMm)
+      .arg(o.sphereDirections > 0 ? QObject::tr("%1 directions on a sphere").arg(o.sphereDirections)
+                                  : QObject::tr("shifts along the axes"))
+      .arg(o.combine ? QObject::tr("combined") : QObject::tr("separate"))
+      .arg(r.doseGridMm > 0 ? QObject::tr("%1 mm").arg(r.doseGridMm) : QObject::tr("as plan"));
+}
+
+/// The case's scenario settings into the model (the Robustness panel shows them); a case
+/// without them gets the defaults, not the previous case's. The panel's spin boxes clamp and
+/// round (range and setup to 20 and one decimal): say so rather than evaluate other scenarios
+/// than the ones saved.
+void applyRobustness(const std::optional<io::CaseRobustness>& r, RobustnessModel& model,
+                     QStringList& warnings) {
+  RobustnessSettings s;
+  if (r) {
+    s.scenarios = r->scenarios;
+    s.doseGridMm = r->doseGridSpacingMm;
+  }
+  model.setSettings(s);
+  const RobustnessSettings& shown = model.settings();
+  const robust::ScenarioOptions &a = s.scenarios, &b = shown.scenarios;
+  if (a.rangePercent != b.rangePercent || a.setupMm != b.setupMm ||
+      a.sphereDirections != b.sphereDirections || a.combine != b.combine || s.doseGridMm != shown.doseGridMm)
+    warnings << QObject::tr("robustness settings (%1) shown as %2: the Robustness panel's limits and precision")
+                    .arg(describe(s), describe(shown));
 }
 
 }  // namespace
@@ -177,7 +216,8 @@ io::CaseOptimisation caseOptimisation(const std::vector<ObjectiveRow>& rows, con
     if (it == o.objectives.end()) it = o.objectives.insert(o.objectives.end(), {name, r.role, {}});
     it->terms.push_back({r.kind, r.levelGy, r.weight});
   }
-  o.options = io::CaseOptimiserOptions{settings.relativeCutoff, settings.maxIterations};
+  o.options = io::CaseOptimiserOptions{settings.relativeCutoff, settings.maxIterations, std::nullopt};
+  if (settings.robust) o.options->robustMode = settings.robustMode;
   return o;
 }
 
@@ -233,6 +273,8 @@ io::CaseFile caseFromSession(const PlanningWorkspace& ws, const ViewState& state
   c.engine.photon = {run.photon.polarCones, run.photon.azimuthalCones, run.photon.deposit};
   c.displayJson = QJsonDocument(displayStateToJson(ws, state)).toJson(QJsonDocument::Compact).toStdString();
   if (const OptimisePanel* panel = ws.optimisePanel()) c.optimisation = caseOptimisation(panel->rows(), panel->settings());
+  if (const RobustnessModel* model = ws.robustness())
+    c.robustness = io::CaseRobustness{model->settings().scenarios, model->settings().doseGridMm};
   return c;
 }
 
@@ -259,6 +301,8 @@ int applyCaseToSession(const io::CaseFile& c, PlanningWorkspace& ws, ViewState& 
   const QJsonDocument doc = QJsonDocument::fromJson(QByteArray::fromStdString(c.displayJson));
   if (doc.isObject()) applyDisplayState(doc.object(), ws, state);
   QStringList notes;
+  // Before the optimisation: the Optimise panel's robust option describes these scenarios.
+  if (RobustnessModel* model = ws.robustness()) applyRobustness(c.robustness, *model, notes);
   if (OptimisePanel* panel = ws.optimisePanel()) applyOptimisation(c.optimisation, *panel, state, notes);
   if (warnings) *warnings << notes;
   return plan.beamCount();

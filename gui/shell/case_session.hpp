@@ -11,7 +11,9 @@
 ///     "dvhHiddenStructures": [ ... ], "beamTargets": [ "PTV", ... ], "currentBeam": 0 }
 /// The Optimise panel's objectives and options go into the case's "optimisation" section, one
 /// entry per structure (its rows' terms, with the role of its first row, which is the role the
-/// optimiser uses), and come back as the panel's rows when the case opens.
+/// optimiser uses), and come back as the panel's rows when the case opens; its robust mode goes
+/// with the optimiser options ("robustMode"). The Robustness panel's scenario settings (its
+/// RobustnessModel) go into the case's "robustness" section.
 /// Nothing here reads or writes files or touches the DICOM folder: PlanFileActions does.
 #include <vector>
 
@@ -53,10 +55,12 @@ std::vector<ObjectiveRow> objectiveRows(const io::CaseOptimisation& o, const Vie
                                         QStringList& warnings);
 
 /// Restores prescription, beams (layers, spots, weights; photon fields), spot-generation and engine settings,
-/// the display settings and the optimisation objectives and options into the session (the
-/// patient must already be open: it replaces the plan). A case without objectives leaves the
-/// panel's defaults; objectives of structures the patient lacks are skipped, each with a line
-/// in `warnings` (when given). Returns the number of beams restored.
+/// the display settings, the robustness scenarios and the optimisation objectives and options
+/// into the session (the patient must already be open: it replaces the plan). A case without
+/// objectives leaves the panel's defaults; one without robustness settings or robust mode gets
+/// the defaults (the scenario model's; nominal optimisation); objectives of structures the
+/// patient lacks are skipped, each with a line in `warnings` (when given), as are settings the
+/// panels show otherwise (clamped or rounded). Returns the number of beams restored.
 int applyCaseToSession(const io::CaseFile& c, PlanningWorkspace& ws, ViewState& state,
                        QStringList* warnings = nullptr);
 

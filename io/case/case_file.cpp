@@ -252,6 +252,7 @@ CaseFile parseCaseFile(const std::string& text) {
     e.finish();
   }
   if (top.has("optimisation")) c.optimisation = readOptimisation(top.get("optimisation"), "optimisation");
+  if (top.has("robustness")) c.robustness = readRobustness(top.get("robustness"), "robustness");
   if (top.has("display")) {
     const json& d = top.get("display");
     if (!d.is_object()) fail("display", "expected an object");

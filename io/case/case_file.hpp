@@ -31,7 +31,10 @@
 ///                       { "structure": "Cord", "role": "organ-at-risk",
 ///                         "terms": [ { "type": "max", "level": 1.0, "weight": 1 },
 ///                                    { "type": "mean", "weight": 0.5 } ] } ],
-///       "options": { "matrixCutoff": 0.001, "maxIterations": 150 } },
+///       "options": { "matrixCutoff": 0.001, "maxIterations": 150,
+///                    "robustMode": "composite-worst-case" } },
+///     "robustness": { "rangeError": 3.5, "setupError": 3, "shiftPattern": "sphere",
+///                     "sphereDirections": 26, "combine": true, "doseGridSpacing": 0 },
 ///     "display": { ... whatever the GUI stores ... },
 ///     "doseSets": [ { "name": "run 1", "file": "dose1.mhd" } ] }
 /// Only "version", "data.dicomFolder" and "beams" are required; the other sections and fields
@@ -41,8 +44,16 @@
 /// default objectives, as before objectives were saved). Objectives name their structure and
 /// hold no voxels: those come from the structure's mask on the dose grid when the case is
 /// loaded. Term types are "uniform", "min", "max" and "mean" (optimise/objective.hpp; "level"
-/// may be left out of "mean" terms), roles "target" and "organ-at-risk". Unknown keys are errors (a misspelt key must not
-/// silently fall back to a default), except inside "display", which is the GUI's.
+/// may be left out of "mean" terms), roles "target" and "organ-at-risk". "robustMode" is "none"
+/// (the nominal plan), "expected-value" or "composite-worst-case" (optimise/robust_mode.hpp);
+/// absent: "none" (and "none" is not written). "robustness" holds the error scenarios of the robustness evaluation and of
+/// robust optimisation (robust/scenario_options.hpp): range error [%] and setup error [mm] as
+/// magnitudes, "shiftPattern" "axes" (+-L, +-P, +-S) or "sphere" (then "sphereDirections" is
+/// required, and only then allowed), "combine" (every range error with every shift, or each
+/// alone) and the evaluation's dose grid spacing [mm] (0: the plan's); the other keys may be
+/// left out (the scenario model's defaults), and without the section the programs use their
+/// defaults, as before it was saved. Unknown keys are errors (a misspelt key must not silently
+/// fall back to a default), except inside "display", which is the GUI's.
 ///
 /// Paths inside the file may be relative: they are relative to the case file's folder
 /// (resolveCasePath), so a case travels with its data.
@@ -52,10 +63,12 @@
 
 #include "core/device.hpp"
 #include "optimise/objective.hpp"
+#include "optimise/robust_mode.hpp"
 #include "photon/photon_dose.hpp"
 #include "proton/proton_plan.hpp"
 #include "proton/spot_generation.hpp"
 #include "raytrace/dda_traversal.hpp"
+#include "robust/scenario_options.hpp"
 
 namespace penumbra::io {
 
@@ -131,6 +144,9 @@ struct CaseOptimiserOptions {
   /// Dose-matrix entries below this fraction of their spot's maximum are dropped; [0, 1).
   double matrixCutoff = 1e-3;
   int maxIterations = 150;  ///< >= 1
+  /// Robust optimisation over the case's scenarios (CaseFile::robustness); empty: the nominal
+  /// plan only ("none").
+  std::optional<optimise::RobustMode> robustMode;
 };
 
 struct CaseOptimisation {
@@ -138,6 +154,17 @@ struct CaseOptimisation {
   /// prescription, as for cases written before objectives were saved).
   std::vector<CaseObjective> objectives;
   std::optional<CaseOptimiserOptions> options;  ///< absent: the program's own defaults
+};
+
+/// The error scenarios the user set (the GUI's Robustness panel; gui::RobustnessSettings),
+/// used by the robustness evaluation and by robust optimisation.
+struct CaseRobustness {
+  /// rangePercent in [0, kMaxRangeErrorPercent) %, setupMm in [0, kMaxSetupErrorMm] mm,
+  /// sphereDirections 0 (the axes) or 1 to kMaxSphereDirections (the sphere).
+  robust::ScenarioOptions scenarios;
+  /// Dose grid spacing of the evaluation [mm]; 0: the plan's dose grid, else within
+  /// [kMinDoseGridSpacingMm, kMaxDoseGridSpacingMm].
+  double doseGridSpacingMm = 0;
 };
 
 struct CaseFile {
@@ -154,6 +181,7 @@ struct CaseFile {
   std::string displayJson = "{}";
   std::vector<CaseDoseSet> doseSets;
   CaseOptimisation optimisation;
+  std::optional<CaseRobustness> robustness;  ///< absent: the program's own defaults
 };
 
 /// Parses and validates a document. Throws Error(Format) whose message names the JSON path of
@@ -162,7 +190,8 @@ struct CaseFile {
 /// that name the path and the value ("beams[2].monitorUnits: 1e+308 MU is outside [0, 100000]"):
 /// spot weights (proton::kMaxSpotWeight), virtual source distances, photon SAD and MU
 /// (photon_dose.hpp), the dose grid spacing (kMin/kMaxDoseGridSpacingMm), the dose per
-/// fraction (kMaxDosePerFractionGy) and objective levels (kMaxObjectiveLevelGy). Errors inside
+/// fraction (kMaxDosePerFractionGy), objective levels (kMaxObjectiveLevelGy) and the scenario
+/// magnitudes ("robustness.rangeError: -1 % is negative: ..."). Errors inside
 /// an objective also name its structure: "optimisation.objectives[1].terms[0].weight: -1 is
 /// negative: term weights must be >= 0 (structure 'Cord')".
 CaseFile parseCaseFile(const std::string& jsonText);
@@ -172,7 +201,7 @@ CaseFile readCaseFile(const std::string& path);
 /// The JSON text of a case (2-space indent). Doubles are written with 17 significant digits, so
 /// parse(format(c)) == c exactly. Throws InvalidArgument (naming the path) for values the
 /// document cannot hold: non-finite numbers, negative weights or MU, a display text that is
-/// not a JSON object, objectives parseCaseFile would refuse.
+/// not a JSON object, objectives or robustness settings parseCaseFile would refuse.
 std::string formatCaseFile(const CaseFile& c);
 /// Writes atomically: the text goes to a temporary file in the same folder, is flushed to disk,
 /// then renamed over `path`; on any failure the temporary is removed and an existing `path` is

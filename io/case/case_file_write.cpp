@@ -18,7 +18,7 @@ namespace {
 constexpr const char* kUnits =
     "angles deg; positions, distances, spacings and margins mm (margins and layer spacing "
     "water-equivalent); energies MeV; dose and objective levels Gy; spot weights in units of 1e9 "
-    "protons";
+    "protons; range errors %";
 
 /// nlohmann writes NaN and infinity as null, which would not read back: refuse them here, with
 /// the path, before anything touches the disk.
@@ -152,6 +152,7 @@ std::string formatCaseFile(const CaseFile& c) {
   // Only when the user's objectives or options exist, so a case without them reads as before.
   if (!c.optimisation.objectives.empty() || c.optimisation.options)
     doc["optimisation"] = case_json::optimisationJson(c.optimisation);
+  if (c.robustness) doc["robustness"] = case_json::robustnessJson(*c.robustness);
   json display;
   try {
     display = json::parse(c.displayJson.empty() ? std::string("{}") : c.displayJson);

@@ -1,7 +1,7 @@
 // The "optimisation" section of a case file: objectives by structure name, and the optimiser
-// options of the GUI's panel. Reading and writing share one set of rules (firstProblem), so a
-// case the writer accepts always reads back, and every message names the JSON path and, inside
-// an objective, the structure.
+// options of the GUI's panel (robust mode included). Reading and writing share one set of rules
+// (firstProblem), so a case the writer accepts always reads back, and every message names the
+// JSON path and, inside an objective, the structure.
 #include <cmath>
 #include <optional>
 
@@ -41,15 +41,6 @@ Enum readName(ObjectReader& r, const char* key, const std::pair<Enum, const char
     list += (list.empty() ? "\"" : ", \"") + std::string(name) + "\"";
   }
   fail(r.path(key), "\"" + s + "\" is not one of " + list);
-}
-
-/// A number that must be finite: JSON writers (nlohmann's among them) turn NaN and infinity
-/// into null, so null gets its own message rather than a bare "expected a number".
-double finiteNumber(ObjectReader& r, const char* key) {
-  const json& v = r.get(key);
-  if (v.is_null())
-    fail(r.path(key), "null is not a finite number (NaN and infinity are written as null)");
-  return r.number(key);
 }
 
 struct Problem {
@@ -96,6 +87,9 @@ std::optional<Problem> firstProblem(const CaseOptimisation& o, const std::string
     if (!(o.options->matrixCutoff >= 0 && o.options->matrixCutoff < 1))
       return Problem{member(p, "matrixCutoff"), g(o.options->matrixCutoff) + " is outside [0, 1)"};
     if (o.options->maxIterations < 1) return Problem{member(p, "maxIterations"), "must be >= 1"};
+    if (o.options->robustMode && !nameOf(kRobustModeNames, *o.options->robustMode))
+      return Problem{member(p, "robustMode"),
+                     "unknown robust mode " + std::to_string(int(*o.options->robustMode))};
   }
   return std::nullopt;
 }
@@ -113,8 +107,8 @@ CaseObjective readObjective(const json& j, const std::string& path) {
       term.type = readName(tj, "type", kTermNames);
       // A mean-dose term has no level; the others cannot do without one.
       term.levelGy =
-          term.type == TermType::MeanDose && !tj.has("level") ? 0.0 : finiteNumber(tj, "level");
-      term.weight = finiteNumber(tj, "weight");
+          term.type == TermType::MeanDose && !tj.has("level") ? 0.0 : tj.finiteNumber("level");
+      term.weight = tj.finiteNumber("weight");
       tj.finish();
       obj.terms.push_back(term);
     }
@@ -125,6 +119,18 @@ CaseObjective readObjective(const json& j, const std::string& path) {
                 e.line());
   }
   return obj;
+}
+
+/// "robustMode" of the optimiser options: "none" or absent (the nominal plan) or a mode.
+std::optional<optimise::RobustMode> readRobustMode(ObjectReader& r) {
+  const std::string s = r.string("robustMode", "none");
+  if (s == "none") return std::nullopt;
+  std::string list = "\"none\"";
+  for (const auto& [mode, name] : kRobustModeNames) {
+    if (s == name) return mode;
+    list += ", \"" + std::string(name) + "\"";
+  }
+  fail(r.path("robustMode"), "\"" + s + "\" is not one of " + list);
 }
 
 }  // namespace
@@ -142,6 +148,7 @@ CaseOptimisation readOptimisation(const json& j, const std::string& path) {
     CaseOptimiserOptions x;
     x.matrixCutoff = op.number("matrixCutoff", x.matrixCutoff);
     x.maxIterations = op.integer("maxIterations", x.maxIterations);
+    x.robustMode = readRobustMode(op);
     op.finish();
     o.options = x;
   }
@@ -165,9 +172,14 @@ nlohmann::ordered_json optimisationJson(const CaseOptimisation& o) {
                     {"terms", std::move(terms)}});
   }
   ojson out = {{"objectives", std::move(list)}};
-  if (o.options)
+  if (o.options) {
     out["options"] = {{"matrixCutoff", o.options->matrixCutoff},
                       {"maxIterations", o.options->maxIterations}};
+    // Only a robust mode is written ("none" is the default): a nominal plan's options read as
+    // before modes were saved, in older builds too.
+    if (o.options->robustMode)
+      out["options"]["robustMode"] = nameOf(kRobustModeNames, *o.options->robustMode);
+  }
   return out;
 }
 

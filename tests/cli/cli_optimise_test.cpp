@@ -54,7 +54,7 @@ TEST(CliOptimise, UsesTheObjectivesSavedInTheCase) {
       {"OuterTarget", StructureRole::Target, {{TermType::Uniform, 2.0, 1.0}, {TermType::MaxDose, 2.1, 5.0}}},
       {"NoSuchOrgan", StructureRole::OrganAtRisk, {{TermType::MaxDose, 1.0, 1.0}}},
       {"BODY", StructureRole::OrganAtRisk, {{TermType::MaxDose, 1.0, 2.0}, {TermType::MeanDose, 0.0, 0.1}}}};
-  c.optimisation.options = penumbra::io::CaseOptimiserOptions{1e-3, 3};
+  c.optimisation.options = penumbra::io::CaseOptimiserOptions{1e-3, 3, std::nullopt};
   penumbra::io::writeCaseFile(dir.sub("objectives.json"), c);
 
   r = runCli("optimise --case objectives.json --out-case optimised.json --backend cpu", dir.str());

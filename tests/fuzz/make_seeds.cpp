@@ -176,6 +176,9 @@ void otherSeeds(const fs::path& out, const fs::path& work) {
       {"PTV", optimise::StructureRole::Target, {{optimise::TermType::MinDose, 1.94, 20}}},
       {"Cord", optimise::StructureRole::OrganAtRisk, {{optimise::TermType::MeanDose, 0, 0.5}}}};
   c.optimisation.options = io::CaseOptimiserOptions{};
+  c.optimisation.options->robustMode = optimise::RobustMode::CompositeWorstCase;
+  c.robustness = io::CaseRobustness{};
+  c.robustness->scenarios.sphereDirections = 26;
   put(out / "case", "full.json", io::formatCaseFile(c));
 #endif
 }

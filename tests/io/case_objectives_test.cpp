@@ -36,7 +36,7 @@ CaseOptimisation sampleOptimisation() {
   o.objectives.push_back({"Cord \"spinal\"",
                           StructureRole::OrganAtRisk,
                           {{TermType::MaxDose, 0.1, 0.0}, {TermType::MeanDose, 0.0, 2.5}}});
-  o.options = CaseOptimiserOptions{2.5e-4, 77};
+  o.options = CaseOptimiserOptions{2.5e-4, 77, std::nullopt};
   return o;
 }
 
