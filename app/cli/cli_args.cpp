@@ -109,6 +109,8 @@ std::string OptionParser::text(const std::string& name, const std::string& fallb
   return takeOption(args_, name, fallback);
 }
 
+std::optional<std::string> OptionParser::value(const std::string& name) { return takeValue(args_, name); }
+
 double OptionParser::number(const std::string& name, double fallback) {
   const std::optional<std::string> value = takeValue(args_, name);
   return value ? parseOptionNumber(*value, name) : fallback;

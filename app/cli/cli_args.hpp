@@ -3,6 +3,7 @@
 // values checked as they are taken, with errors that name the option, and whatever is left
 // reported as an unexpected argument.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -53,6 +54,9 @@ public:
 
   /// Value of "--name VALUE", or fallback when the option is absent.
   std::string text(const std::string& name, const std::string& fallback = {});
+  /// Value of "--name VALUE", or nothing when the option is absent (an empty value is given:
+  /// for options whose absence means a default, so that "--range ''" is refused, not ignored).
+  std::optional<std::string> value(const std::string& name);
   /// Value of "--name NUMBER" (parseOptionNumber), or fallback when the option is absent.
   double number(const std::string& name, double fallback);
   /// Value of "--name N" (parseOptionInteger), or fallback when the option is absent.

@@ -17,6 +17,7 @@
 #include "cli_commands.hpp"
 #include "core/error.hpp"
 #include "optimise_robust.hpp"
+#include "robust_options.hpp"
 
 #if defined(PENUMBRA_HAVE_DICOM) && defined(PENUMBRA_HAVE_CASE_FILES)
 #define PENUMBRA_CLI_CASES 1
@@ -177,7 +178,7 @@ int optimiseCase(const std::string& caseFile, double rx, std::optional<Backend> 
   std::optional<proton::ProtonDoseResult> built;
   robust::ScenarioMatrices scenarioSet;
   if (robustOpt) {
-    scenarioSet = buildRobustMatrices(req, robustScenarioSet(robustOpt->scenarios, robustOpt->count));
+    scenarioSet = buildRobustMatrices(req, robustOpt->scenarios);
   } else {
     // On the GPU D stays there for the SpMV engine (spmv/device_half_csr.hpp).
     req.params.doseMatrixOnDevice = selectBackend(backend).backend == Backend::Cuda;
@@ -273,7 +274,8 @@ int cmdOptimise(Args args) {
   const std::string outCase = options.text("--out-case");
   const bool inPlace = options.flag("--in-place");
   const std::string robustMode = options.text("--robust");  // absent: nominal optimisation
-  const std::string rangeText = options.text("--range"), setupText = options.text("--setup");
+  const std::optional<std::string> rangeText = options.value("--range");
+  const std::optional<std::string> setupText = options.value("--setup");
   const std::string scenarioCount = options.text("--scenarios");
   if (!options.allTaken(usageOf("optimise"))) return 2;
   if (caseFile.empty()) {
@@ -300,12 +302,11 @@ int cmdOptimise(Args args) {
   if (!robustMode.empty()) {
     RobustCliOptions robustOptions;
     robustOptions.mode = optimise::parseRobustMode(robustMode);
-    if (!rangeText.empty()) robustOptions.scenarios.rangePercent = parseOptionNumber(rangeText, "--range");
-    if (!setupText.empty()) robustOptions.scenarios.setupMm = parseOptionNumber(setupText, "--setup");
-    if (!scenarioCount.empty()) robustOptions.count = parseOptionInteger(scenarioCount, "--scenarios");
-    robustScenarioSet(robustOptions.scenarios, robustOptions.count);  // checks the options before the import
+    // Made (and so checked) before the import, as `robust` does.
+    robustOptions.scenarios =
+        scenarioSetOf(scenarioOptionsOf(rangeText, setupText), scenarioCount, /*sphereGiven=*/false);
     robustChoice = robustOptions;
-  } else if (!scenarioCount.empty() || !rangeText.empty() || !setupText.empty()) {
+  } else if (!scenarioCount.empty() || rangeText || setupText) {
     std::cerr << "penumbra-cli optimise: --range, --setup and --scenarios need --robust cowc|expected\n"
               << usageOf("optimise");
     return 2;

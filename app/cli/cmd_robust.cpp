@@ -16,46 +16,19 @@
 #include "image/metaimage_writer.hpp"
 #include "robust/robustness.hpp"
 #include "robust_inputs.hpp"
+#include "robust_options.hpp"
 
 namespace penumbra::cli {
 
 namespace {
 
 using robust::RobustnessResult;
-using robust::Scenario;
 using robust::ScenarioOptions;
 
 std::string fmtG(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g", v);
   return buf;
-}
-
-/// The scenario set of the options and --scenarios N: the combined set (range x setup, 21 by
-/// default) or the separate one (range, then setup: 9) when N is one of their sizes; another N
-/// spreads the shifts over directions on a sphere (combined when N is a multiple of the range
-/// values, else separate), unless --sphere fixed them.
-std::vector<Scenario> scenarioSet(ScenarioOptions o, const std::string& countText, bool sphereGiven) {
-  if (countText.empty()) return robust::makeScenarios(o);
-  const int n = parseOptionInteger(countText, "--scenarios");
-  o.combine = true;
-  const std::vector<Scenario> combined = robust::makeScenarios(o);
-  o.combine = false;
-  const std::vector<Scenario> separate = robust::makeScenarios(o);
-  if (n == int(combined.size())) return combined;
-  if (n == int(separate.size())) return separate;
-  const int ranges = o.rangePercent > 0 ? 3 : 1;
-  if (!sphereGiven && o.setupMm > 0 && n > ranges) {
-    o.combine = n % ranges == 0 && n / ranges >= 2;
-    o.sphereDirections = o.combine ? n / ranges - 1 : n - ranges;
-    return robust::makeScenarios(o);
-  }
-  PENUMBRA_THROW(InvalidArgument,
-                 "--scenarios " + countText + ": with --range " + fmtG(o.rangePercent) +
-                     " and --setup " + fmtG(o.setupMm) +
-                     (sphereGiven ? " and --sphere " + std::to_string(o.sphereDirections) : "") +
-                     " the set has " + std::to_string(combined.size()) + " (range x setup) or " +
-                     std::to_string(separate.size()) + " (range, then setup) scenarios");
 }
 
 std::string flagOf(const robust::RobustnessRow& r) {
@@ -108,9 +81,10 @@ int cmdRobust(Args args) {
   OptionParser options("robust", std::move(args));
   const std::string caseFile = options.text("--case");
   const std::string phantom = options.text("--phantom");
-  ScenarioOptions so;
-  so.rangePercent = options.number("--range", so.rangePercent);
-  so.setupMm = options.number("--setup", so.setupMm);
+  // Taken in this order (as "--range --setup 3" must read), checked before the other options.
+  const std::optional<std::string> rangeText = options.value("--range");
+  const std::optional<std::string> setupText = options.value("--setup");
+  ScenarioOptions so = scenarioOptionsOf(rangeText, setupText);
   const std::string sphereText = options.text("--sphere");
   const std::string countText = options.text("--scenarios");
   const std::string backendText = options.text("--backend");
@@ -133,7 +107,7 @@ int cmdRobust(Args args) {
   const std::optional<Backend> backend =
       backendText.empty() ? std::nullopt : std::optional<Backend>(parseBackendOption(backendText));
   robust::RobustnessRequest req;
-  req.scenarios = scenarioSet(so, countText, !sphereText.empty());
+  req.scenarios = scenarioSetOf(so, countText, !sphereText.empty());
 
   RobustInputs in = phantom.empty() ? caseRobustInputs(caseFile, doseGridMm)
                                     : phantomRobustInputs(phantom, doseGridMm);

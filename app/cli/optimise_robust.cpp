@@ -5,17 +5,9 @@
 #include <cstdio>
 #include <iostream>
 
-#include "core/error.hpp"
-
 namespace penumbra::cli {
 
 namespace {
-
-std::string fmtG(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
 
 int nominalIndex(const std::vector<robust::Scenario>& s) {
   for (std::size_t i = 0; i < s.size(); ++i)
@@ -32,27 +24,6 @@ double minD95(const std::vector<optimise::VoxelDoseStatistics>& st, std::size_t*
 }
 
 }  // namespace
-
-std::vector<robust::Scenario> robustScenarioSet(robust::ScenarioOptions o, int n) {
-  if (n <= 0) return robust::makeScenarios(o);
-  o.combine = true;
-  const std::vector<robust::Scenario> combined = robust::makeScenarios(o);
-  o.combine = false;
-  const std::vector<robust::Scenario> separate = robust::makeScenarios(o);
-  if (n == int(combined.size())) return combined;
-  if (n == int(separate.size())) return separate;
-  const int ranges = o.rangePercent > 0 ? 3 : 1;
-  if (o.setupMm > 0 && n > ranges) {
-    o.combine = n % ranges == 0 && n / ranges >= 2;
-    o.sphereDirections = o.combine ? n / ranges - 1 : n - ranges;
-    return robust::makeScenarios(o);
-  }
-  PENUMBRA_THROW(InvalidArgument, "--scenarios " + std::to_string(n) + ": with --range " +
-                                      fmtG(o.rangePercent) + " and --setup " + fmtG(o.setupMm) +
-                                      " the set has " + std::to_string(combined.size()) +
-                                      " (range x setup) or " + std::to_string(separate.size()) +
-                                      " (range, then setup) scenarios");
-}
 
 robust::ScenarioMatrices buildRobustMatrices(const proton::ProtonDoseRequest& plan,
                                              const std::vector<robust::Scenario>& scenarios) {

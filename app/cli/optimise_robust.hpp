@@ -1,7 +1,7 @@
 #pragma once
-// `penumbra-cli optimise --robust cowc|expected`: the scenario set of the options, the
-// per-scenario dose matrices, the nominal and the robust optimisation of one objective, and the
-// per-scenario target D95 of both plans (optimise_robust.cpp).
+// `penumbra-cli optimise --robust cowc|expected`: the per-scenario dose matrices, the nominal
+// and the robust optimisation of one objective, and the per-scenario target D95 of both plans
+// (optimise_robust.cpp). The scenario set comes from robust_options.hpp, shared with `robust`.
 #include <string>
 #include <vector>
 
@@ -13,15 +13,10 @@ namespace penumbra::cli {
 
 struct RobustCliOptions {
   optimise::RobustMode mode = optimise::RobustMode::CompositeWorstCase;
-  robust::ScenarioOptions scenarios;  ///< --range, --setup
-  int count = 0;                      ///< --scenarios N; 0: the options' default set
+  /// The set of --range, --setup and --scenarios N (robust_options.hpp: scenarioSetOf), made
+  /// and checked before the import.
+  std::vector<robust::Scenario> scenarios;
 };
-
-/// The scenario set of --range/--setup and --scenarios N: the combined set (range x setup, 21
-/// by default) or the separate one (range, then setup: 9) when N is one of their sizes; another
-/// N spreads the shifts over N / 3 - 1 (combined) or N - 3 (separate) directions on a sphere.
-/// Throws InvalidArgument naming the sizes that exist otherwise.
-std::vector<robust::Scenario> robustScenarioSet(robust::ScenarioOptions o, int count);
 
 /// Builds the scenario matrices of `plan` (products on `plan.backend`), printing the memory
 /// estimate and the build times.

@@ -42,6 +42,8 @@ struct ObjectiveRow {
   optimise::TermType kind = optimise::TermType::Uniform;
   double levelGy = 0;
   double weight = 1;
+  /// Exact: the panel compares its table, as read back from the widgets, with these.
+  bool operator==(const ObjectiveRow&) const = default;
 };
 
 struct OptimiseSettings {

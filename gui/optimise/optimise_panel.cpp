@@ -154,6 +154,7 @@ OptimisePanel::OptimisePanel(OptimiseController* controller, PlanModel* plan, Vi
   connect(controller_, &OptimiseController::started, this, [this](Job* job) {
     series_->clear();
     yMin_ = yMax_ = 0;
+    keptNoteShown_ = false;
     status_->setText(tr("Building the dose matrix ..."));
     connect(job, &Job::progressChanged, this, [this](double, const QString& stage) { status_->setText(stage); });
     updateButtons();
@@ -183,7 +184,7 @@ OptimisePanel::OptimisePanel(OptimiseController* controller, PlanModel* plan, Vi
     updateButtons();
   });
   connect(state, &ViewState::sceneChanged, this, &OptimisePanel::resetDefaults);
-  connect(plan_, &PlanModel::prescriptionChanged, this, &OptimisePanel::resetDefaults);
+  connect(plan_, &PlanModel::prescriptionChanged, this, &OptimisePanel::onPrescriptionChanged);
   connect(plan_, &PlanModel::planChanged, this, &OptimisePanel::updateButtons);
   resetDefaults();
   updateButtons();
@@ -236,7 +237,32 @@ void OptimisePanel::setRows(const std::vector<ObjectiveRow>& rows) {
   for (const auto& r : rows) addRow(r);
 }
 
-void OptimisePanel::resetDefaults() { setRows(controller_->defaultObjectives()); }
+void OptimisePanel::resetDefaults() {
+  setRows(controller_->defaultObjectives());
+  shownDefaults_ = rows();
+  defaultsRxGy_ = plan_->prescriptionGy();
+  if (keptNoteShown_) {
+    keptNoteShown_ = false;
+    status_->setText(tr("Default objectives for %1 Gy.").arg(defaultsRxGy_, 0, 'g', 6));
+  }
+}
+
+void OptimisePanel::onPrescriptionChanged(double gy) {
+  // Untouched defaults follow the prescription; anything else is the user's work (edited rows,
+  // a case's objectives), which a prescription change must never replace silently.
+  if (rows() == shownDefaults_) {
+    resetDefaults();
+    return;
+  }
+  if (gy == defaultsRxGy_) {  // back to the dose the table's defaults were made for
+    if (keptNoteShown_) status_->setText(tr("Prescription back to %1 Gy.").arg(gy, 0, 'g', 6));
+    keptNoteShown_ = false;
+    return;
+  }
+  status_->setText(tr("Prescription now %1 Gy: your objectives are kept; Defaults recomputes them from it.")
+                       .arg(gy, 0, 'g', 6));
+  keptNoteShown_ = true;
+}
 
 OptimiseSettings OptimisePanel::settings() const {
   OptimiseSettings s;

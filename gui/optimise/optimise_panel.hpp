@@ -5,6 +5,8 @@
 /// Optimise / Stop, and a live plot of the objective value per iteration. The work is done by
 /// OptimiseController (a JobRunner job). "Robust" (issue 16, item 3): none, expected value or
 /// composite worst case over the Robustness panel's scenarios (RobustnessModel's settings).
+/// A prescription change recomputes the defaults only while the table still shows them; rows the
+/// user edited (or a case loaded) stay, and the status label says so. A new patient resets.
 #include <functional>
 #include <vector>
 
@@ -51,9 +53,11 @@ public slots:
   /// Starts the optimisation job with the table and settings (null when it cannot start).
   void optimise();
   void stop();
+  /// Replaces the table with the defaults for the current structures and prescription.
   void resetDefaults();
 
 private:
+  void onPrescriptionChanged(double gy);
   void addRow(const ObjectiveRow& row);
   void onIteration(int iteration, double objective);
   void updateButtons();
@@ -76,6 +80,12 @@ private:
   QValueAxis* xAxis_;
   QLogValueAxis* yAxis_;
   double yMin_ = 0, yMax_ = 0;
+  /// The rows resetDefaults() last put in the table, read back from its widgets (the spin
+  /// boxes round), and the prescription [Gy] they were made for: a table equal to them holds
+  /// nothing of the user's, so a prescription change may replace it.
+  std::vector<ObjectiveRow> shownDefaults_;
+  double defaultsRxGy_ = 0;
+  bool keptNoteShown_ = false;  ///< the status label says the objectives were kept
 };
 
 }  // namespace penumbra::gui

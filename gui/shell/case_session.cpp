@@ -36,9 +36,10 @@ QStringList toStringList(const QJsonValue& v) {
   return out;
 }
 
-/// The case's objectives and options into the panel. Last in applyCaseToSession: setting the
-/// prescription resets the panel to the defaults (PlanModel::prescriptionChanged), which must
-/// not overwrite the case's rows.
+/// The case's objectives and options into the panel. Last in applyCaseToSession: the import's
+/// new patient left the panel's defaults untouched, so setting the prescription recomputes them
+/// (PlanModel::prescriptionChanged), which must not overwrite the case's rows. Once set, the
+/// case's rows differ from the defaults and a later prescription change keeps them.
 void applyOptimisation(const io::CaseOptimisation& o, OptimisePanel& panel, const ViewState& state,
                        QStringList& warnings) {
   OptimiseSettings s = panel.settings();

@@ -1,7 +1,8 @@
 // Optimisation objectives saved with the case (issue 14, item 4), in the real main window on
 // BOXPHANTOM: an objective edited in the Optimise panel (a level and a weight changed, a term
 // added with another objective kind) and the optimiser options are written to the case file by
-// structure name, and a fresh window that opens the case shows them in its panel. A case that
+// structure name, and a fresh window that opens the case shows them in its panel, where a
+// prescription change keeps them. A case that
 // names a structure the patient lacks opens with a warning naming it and the other objectives;
 // a case without objectives opens with the defaults; a negative weight is refused with a
 // message naming the field and the structure. Waits on signals, never on fixed sleeps.
@@ -13,6 +14,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -21,6 +23,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "gui/model/plan_model.hpp"
 #include "gui/optimise/optimise_controller.hpp"
 #include "gui/optimise/optimise_panel.hpp"
 #include "gui/plan/plan_controller.hpp"
@@ -28,38 +31,19 @@
 #include "gui/shell/plan_file_actions.hpp"
 #include "gui/shell/planning_workspace.hpp"
 #include "gui_test_support.hpp"
+#include "objectives_test_support.hpp"
 #include "test_data.hpp"
 
 using namespace penumbra;
 using namespace penumbra::gui;
+using penumbra::test::column;
+using penumbra::test::describe;
 using penumbra::test::find;
+using penumbra::test::rowOf;
 
 namespace {
 
 constexpr int kImportTimeoutMs = 120000;
-
-/// The table's column whose header reads `title` (so the test follows the panel's labels).
-int column(QTableWidget* table, const QString& title) {
-  for (int c = 0; c < table->columnCount(); ++c)
-    if (table->horizontalHeaderItem(c)->text() == title) return c;
-  return -1;
-}
-
-/// The first row of `rows` for `structure` and `kind`, or -1.
-int rowOf(const std::vector<ObjectiveRow>& rows, const QString& structure, optimise::TermType kind) {
-  for (std::size_t i = 0; i < rows.size(); ++i)
-    if (rows[i].structure == structure && rows[i].kind == kind) return int(i);
-  return -1;
-}
-
-bool sameRows(const std::vector<ObjectiveRow>& a, const std::vector<ObjectiveRow>& b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (a[i].structure != b[i].structure || a[i].role != b[i].role || a[i].kind != b[i].kind ||
-        a[i].levelGy != b[i].levelGy || a[i].weight != b[i].weight)
-      return false;
-  return true;
-}
 
 /// `rows` with each structure's rows together, structures in order of first appearance: the
 /// case keeps one entry per structure, so a term added at the end of the table comes back
@@ -144,7 +128,7 @@ private slots:
     iterations->setValue(42);
     cutoff->setValue(0.0025);
     const std::vector<ObjectiveRow> set = ws->optimisePanel()->rows();
-    QVERIFY(!sameRows(set, ws->optimiser()->defaultObjectives()));
+    QVERIFY(set != ws->optimiser()->defaultObjectives());
 
     path_ = dir_.filePath("box-objectives.json");
     ws->fileActions()->setShowDialogs(false);
@@ -169,7 +153,7 @@ private slots:
     QVERIFY(fresh_);
     QVERIFY(openCase(path_));
     const std::vector<ObjectiveRow> back = fresh_->planning()->optimisePanel()->rows();
-    QVERIFY2(sameRows(back, grouped(set)), qPrintable(describe(back)));
+    QVERIFY2(back == grouped(set), qPrintable(describe(back)));
     auto* freshTable = find<QTableWidget>(fresh_.get(), "objectivesTable");
     QVERIFY(freshTable);
     const int freshMax = rowOf(back, "OuterTarget", optimise::TermType::MaxDose);
@@ -178,6 +162,21 @@ private slots:
     QVERIFY(rowOf(back, "BODY", optimise::TermType::MeanDose) >= 0);
     QCOMPARE(find<QSpinBox>(fresh_.get(), "maxIterationsSpin")->value(), 42);
     QCOMPARE(find<QDoubleSpinBox>(fresh_.get(), "cutoffSpin")->value(), 0.0025);
+  }
+
+  void caseObjectivesSurviveAPrescriptionChange() {
+    QVERIFY(fresh_);
+    const std::vector<ObjectiveRow> loaded = fresh_->planning()->optimisePanel()->rows();
+    auto* rx = find<QDoubleSpinBox>(fresh_.get(), "prescriptionSpin");
+    auto* status = find<QLabel>(fresh_.get(), "optimiseStatusLabel");
+    QVERIFY(rx && status);
+    const double before = fresh_->planning()->plan()->prescriptionGy();
+    rx->setValue(before + 10);
+    QVERIFY2(fresh_->planning()->optimisePanel()->rows() == loaded,
+             qPrintable(describe(fresh_->planning()->optimisePanel()->rows())));
+    QVERIFY2(status->text().contains("kept"), qPrintable(status->text()));
+    rx->setValue(before);  // the next cases carry no prescription: they keep the window's
+    QCOMPARE(fresh_->planning()->plan()->prescriptionGy(), before);
   }
 
   void unknownStructureIsAWarningAndTheRestLoads() {
@@ -215,7 +214,7 @@ private slots:
     QVERIFY(writeJson(path, doc));
     QVERIFY(openCase(path));
     PlanningWorkspace* ws = fresh_->planning();
-    QVERIFY(sameRows(ws->optimisePanel()->rows(), ws->optimiser()->defaultObjectives()));
+    QVERIFY(ws->optimisePanel()->rows() == ws->optimiser()->defaultObjectives());
     QVERIFY(rowOf(ws->optimisePanel()->rows(), "OuterTarget", optimise::TermType::Uniform) >= 0);
   }
 
@@ -274,18 +273,6 @@ private:
   static QString readJsonText(const QString& path) {
     QFile f(path);
     return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
-  }
-
-  static QString describe(const std::vector<ObjectiveRow>& rows) {
-    QString s;
-    for (const auto& r : rows)
-      s += QString("%1 %2 %3 %4 Gy w %5; ")
-               .arg(r.structure)
-               .arg(int(r.role))
-               .arg(optimise::toString(r.kind))
-               .arg(r.levelGy, 0, 'g', 17)
-               .arg(r.weight, 0, 'g', 17);
-    return s;
   }
 
   std::unique_ptr<MainWindow> window_, fresh_;
