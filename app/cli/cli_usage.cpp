@@ -56,7 +56,8 @@ constexpr Usage kUsages[] = {
     {"optimise",
      "usage: penumbra-cli optimise --case FILE.json (--out-case FILE.json | --in-place)\n"
      "                             [--prescription Gy] [--backend B] [--iterations N]\n"
-     "                             [--robust cowc|expected [--range 3.5] [--setup 3] [--scenarios N]]\n"
+     "                             [--robust none|cowc|expected [--range 3.5] [--setup 3]\n"
+     "                              [--scenarios N]]\n"
      "  writes the optimised weights to --out-case; --in-place overwrites the input case\n"
      "  objectives: the case's (saved by the GUI's Optimise panel, by structure name), else\n"
      "  defaults from the structure kinds and the prescription; --iterations (default: the\n"
@@ -65,7 +66,9 @@ constexpr Usage kUsages[] = {
      "  scenarios, one dose matrix each: cowc minimises the worst scenario's objective, expected\n"
      "  their mean; --scenarios 21 (range x setup, default) or 9 (range, then setup), another N\n"
      "  spreads the shifts on a sphere. Prints the target D95 of the nominal and the robust plan\n"
-     "  in every scenario; writes the robust plan\n"
+     "  in every scenario; writes the robust plan. Without --robust: as the case says (its robust\n"
+     "  mode and scenarios, saved by the GUI or by an earlier --robust run); --robust none: the\n"
+     "  nominal plan. The case written records the mode and scenarios used\n"
      PENUMBRA_BACKEND_HELP},
     {"robust",
      "usage: penumbra-cli robust (--case CASE.json | --phantom hn|box|water) [--range %]\n"

@@ -134,11 +134,24 @@ std::vector<optimise::StructureObjective> defaultObjectives(const Patient& patie
   return terms;
 }
 
+/// robustOpt: --robust cowc|expected; nominalForced: --robust none. Neither: as the case says
+/// (its optimiser options' robust mode over its robustness scenarios), like its objectives.
 int optimiseCase(const std::string& caseFile, double rx, std::optional<Backend> backendOpt,
                  std::optional<int> iterationsOpt, std::string outCase,
-                 const std::optional<RobustCliOptions>& robustOpt) {
+                 std::optional<RobustCliOptions> robustOpt, bool nominalForced) {
   const auto t0 = Clock::now();
   io::CaseFile c = io::readCaseFile(caseFile);
+  const bool robustFromCommand = robustOpt.has_value();
+  if (!robustOpt && !nominalForced && c.optimisation.options && c.optimisation.options->robustMode) {
+    RobustCliOptions fromCase;
+    fromCase.mode = *c.optimisation.options->robustMode;
+    if (c.robustness) fromCase.options = c.robustness->scenarios;
+    fromCase.scenarios = robust::makeScenarios(fromCase.options);
+    std::printf("robust optimisation as the case says: %s over %zu scenarios (--robust none for "
+                "the nominal plan)\n",
+                optimise::toString(fromCase.mode), fromCase.scenarios.size());
+    robustOpt = fromCase;
+  }
   const std::string folder = io::resolveCasePath(caseFile, c.data.dicomFolder);
   io::ImportOptions importOptions;
   importOptions.structureSetFile = io::resolveCasePath(caseFile, c.data.structureSetFile);
@@ -246,6 +259,21 @@ int optimiseCase(const std::string& caseFile, double rx, std::optional<Backend> 
       100 * fromEngine.maxGy / rx, toString(recomputed.backend), fromMatrix.d95Gy,
       fromMatrix.maxGy);
 
+  // The case records how it was optimised when the command chose: the robust mode and its
+  // scenarios (--robust), or the nominal plan (--robust none), with the options used.
+  if (robustFromCommand || nominalForced) {
+    io::CaseOptimiserOptions used = c.optimisation.options.value_or(io::CaseOptimiserOptions{});
+    used.maxIterations = iterations;
+    used.matrixCutoff = req.params.doseMatrixRelativeCutoff;
+    used.robustMode = std::nullopt;
+    if (robustFromCommand) {
+      used.robustMode = robustOpt->mode;
+      io::CaseRobustness r = c.robustness.value_or(io::CaseRobustness{});
+      r.scenarios = robustOpt->options;
+      c.robustness = r;
+    }
+    c.optimisation.options = used;
+  }
   if (outCase.empty()) outCase = caseFile;  // --in-place
   if (outCase != caseFile) {  // keep the case's data paths valid from its new folder
     c.data.dicomFolder = io::relativeToCase(outCase, folder);
@@ -299,12 +327,13 @@ int cmdOptimise(Args args) {
   std::optional<int> iterations;
   if (!iterationsText.empty()) iterations = parseOptionInteger(iterationsText, "--iterations");
   std::optional<RobustCliOptions> robustChoice;
-  if (!robustMode.empty()) {
+  const bool nominalForced = robustMode == "none";
+  if (!robustMode.empty() && !nominalForced) {
     RobustCliOptions robustOptions;
     robustOptions.mode = optimise::parseRobustMode(robustMode);
     // Made (and so checked) before the import, as `robust` does.
-    robustOptions.scenarios =
-        scenarioSetOf(scenarioOptionsOf(rangeText, setupText), scenarioCount, /*sphereGiven=*/false);
+    robustOptions.scenarios = scenarioSetOf(scenarioOptionsOf(rangeText, setupText), scenarioCount,
+                                            /*sphereGiven=*/false, &robustOptions.options);
     robustChoice = robustOptions;
   } else if (!scenarioCount.empty() || rangeText || setupText) {
     std::cerr << "penumbra-cli optimise: --range, --setup and --scenarios need --robust cowc|expected\n"
@@ -312,9 +341,9 @@ int cmdOptimise(Args args) {
     return 2;
   }
 #ifdef PENUMBRA_CLI_CASES
-  return optimiseCase(caseFile, rx, chosen, iterations, outCase, robustChoice);
+  return optimiseCase(caseFile, rx, chosen, iterations, outCase, robustChoice, nominalForced);
 #else
-  (void)rx, (void)chosen, (void)iterations, (void)outCase, (void)robustChoice;
+  (void)rx, (void)chosen, (void)iterations, (void)outCase, (void)robustChoice, (void)nominalForced;
   std::cerr << "penumbra-cli optimise: this build has no DICOM or no case-file support "
                "(needs DCMTK and nlohmann_json)\n";
   return 1;

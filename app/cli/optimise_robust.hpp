@@ -16,6 +16,7 @@ struct RobustCliOptions {
   /// The set of --range, --setup and --scenarios N (robust_options.hpp: scenarioSetOf), made
   /// and checked before the import.
   std::vector<robust::Scenario> scenarios;
+  robust::ScenarioOptions options;  ///< what makes `scenarios` (saved with the optimised case)
 };
 
 /// Builds the scenario matrices of `plan` (products on `plan.backend`), printing the memory

@@ -27,19 +27,29 @@ robust::ScenarioOptions scenarioOptionsOf(const std::optional<std::string>& rang
 }
 
 std::vector<robust::Scenario> scenarioSetOf(robust::ScenarioOptions o, const std::string& countText,
-                                            bool sphereGiven) {
+                                            bool sphereGiven, robust::ScenarioOptions* used) {
+  robust::ScenarioOptions ignored;
+  robust::ScenarioOptions& out = used ? *used : ignored;
+  out = o;
   if (countText.empty()) return robust::makeScenarios(o);
   const int n = parseOptionInteger(countText, "--scenarios");
   o.combine = true;
   const std::vector<robust::Scenario> combined = robust::makeScenarios(o);
+  if (n == int(combined.size())) {
+    out = o;
+    return combined;
+  }
   o.combine = false;
   const std::vector<robust::Scenario> separate = robust::makeScenarios(o);
-  if (n == int(combined.size())) return combined;
-  if (n == int(separate.size())) return separate;
+  if (n == int(separate.size())) {
+    out = o;
+    return separate;
+  }
   const int ranges = o.rangePercent > 0 ? 3 : 1;
   if (!sphereGiven && o.setupMm > 0 && n > ranges) {
     o.combine = n % ranges == 0 && n / ranges >= 2;
     o.sphereDirections = o.combine ? n / ranges - 1 : n - ranges;
+    out = o;
     return robust::makeScenarios(o);
   }
   PENUMBRA_THROW(InvalidArgument,

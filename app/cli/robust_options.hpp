@@ -22,7 +22,9 @@ robust::ScenarioOptions scenarioOptionsOf(const std::optional<std::string>& rang
 /// of the range values) or N - 3 (separate) directions on a sphere, unless --sphere fixed them
 /// (`sphereGiven`, robust only). Throws InvalidArgument for a count that is not an integer, for
 /// one no set has (naming the sizes that exist), and for magnitudes makeScenarios refuses.
+/// `used` (optional) receives the options that make the returned set (makeScenarios(*used)),
+/// e.g. to save them with a case.
 std::vector<robust::Scenario> scenarioSetOf(robust::ScenarioOptions o, const std::string& countText,
-                                            bool sphereGiven);
+                                            bool sphereGiven, robust::ScenarioOptions* used = nullptr);
 
 }  // namespace penumbra::cli

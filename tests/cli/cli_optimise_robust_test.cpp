@@ -54,6 +54,25 @@ TEST(CliOptimiseRobust, PrintsBothPlansPerScenarioAndWritesTheRobustPlan) {
     EXPECT_LT(b, 3.0) << s;
   }
   EXPECT_TRUE(contains(r.output, "wrote robust.json with the optimised weights")) << r.output;
+  // The written case records the mode and the scenarios used ...
+  const std::string written = slurp(dir.sub("robust.json"));
+  EXPECT_TRUE(contains(written, "\"robustMode\": \"composite-worst-case\"")) << written;
+  EXPECT_TRUE(contains(written, "\"rangeError\": 3")) << written;
+  EXPECT_TRUE(contains(written, "\"setupError\": 2")) << written;
+  // ... so that optimising it again without --robust does what it says, and --robust none the
+  // nominal plan (which the case then records).
+  r = runCli("optimise --case robust.json --out-case again.json --backend cpu --iterations 6",
+             dir.str());
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "robust optimisation as the case says: cowc over 9 scenarios"))
+      << r.output;
+  EXPECT_TRUE(contains(r.output, "robust optimisation (cowc, 9 scenarios)")) << r.output;
+  r = runCli("optimise --case robust.json --out-case none.json --backend cpu --iterations 6 "
+             "--robust none",
+             dir.str());
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_FALSE(contains(r.output, "robust optimisation")) << r.output;
+  EXPECT_FALSE(contains(slurp(dir.sub("none.json")), "robustMode"));
   // The robust weights differ from the nominal optimiser's on the same case.
   r = runCli("optimise --case plan.json --out-case nominal.json --backend cpu --iterations 6",
              dir.str());
@@ -65,6 +84,10 @@ TEST(CliOptimiseRobust, PrintsBothPlansPerScenarioAndWritesTheRobustPlan) {
 TEST(CliOptimiseRobust, RefusesBadRobustOptions) {
   TempDir dir;
   CliRun r = runCli("optimise --case none.json --out-case out.json --range 3", dir.str());
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "--range, --setup and --scenarios need --robust cowc|expected"))
+      << r.output;
+  r = runCli("optimise --case none.json --out-case out.json --robust none --setup 2", dir.str());
   EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_TRUE(contains(r.output, "--range, --setup and --scenarios need --robust cowc|expected"))
       << r.output;
