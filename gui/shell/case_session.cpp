@@ -159,6 +159,7 @@ QJsonObject displayStateToJson(const PlanningWorkspace& ws, const ViewState& sta
   }
   o["beamTargets"] = toArray(targets);
   o["currentBeam"] = current;
+  if (ws.robustness()) o["robustnessBandsVisible"] = ws.robustness()->bandsVisible();
   return o;
 }
 
@@ -174,6 +175,9 @@ void applyDisplayState(const QJsonObject& o, PlanningWorkspace& ws, ViewState& s
   if (o["surfacesVisible"].isBool()) d.setSurfacesVisible(o["surfacesVisible"].toBool());
   // Absent from cases saved before clipping existed: the current setting (on by default) stays.
   if (o["clipDoseToExternal"].isBool()) d.setClipToExternal(o["clipDoseToExternal"].toBool());
+  // The DVH panel's robustness bands (absent before they were saved: the current setting stays).
+  if (ws.robustness() && o["robustnessBandsVisible"].isBool())
+    ws.robustness()->setBandsVisible(o["robustnessBandsVisible"].toBool());
   if (o["isodoseLevels"].isArray()) {
     std::vector<IsodoseLevel> levels;
     for (const QJsonValue& v : o["isodoseLevels"].toArray()) {

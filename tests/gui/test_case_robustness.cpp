@@ -58,6 +58,7 @@ struct Widgets {
   QCheckBox* combine = nullptr;
   QDoubleSpinBox* grid = nullptr;
   QComboBox* robustMode = nullptr;
+  QCheckBox* bands = nullptr;
 
   explicit Widgets(QObject* window)
       : range(find<QDoubleSpinBox>(window, "robustnessRangeSpin")),
@@ -66,8 +67,9 @@ struct Widgets {
         sphere(find<QSpinBox>(window, "robustnessSphereSpin")),
         combine(find<QCheckBox>(window, "robustnessCombineCheck")),
         grid(find<QDoubleSpinBox>(window, "robustnessGridSpin")),
-        robustMode(find<QComboBox>(window, "robustModeCombo")) {}
-  bool ok() const { return range && setup && directions && sphere && combine && grid && robustMode; }
+        robustMode(find<QComboBox>(window, "robustModeCombo")),
+        bands(find<QCheckBox>(window, "robustnessBandsCheck")) {}
+  bool ok() const { return range && setup && directions && sphere && combine && grid && robustMode && bands; }
   /// The robust combo's mode: -1 for none, else int(optimise::RobustMode).
   int mode() const { return robustMode->currentData().toInt(); }
 };
@@ -112,6 +114,9 @@ private slots:
     w.combine->setChecked(false);
     w.grid->setValue(kGrid);
     w.robustMode->setCurrentIndex(w.robustMode->findData(kMode));
+    QVERIFY(w.bands->isChecked());  // DVH bands on by default; off is the change to carry
+    w.bands->setChecked(false);
+    QVERIFY(!window_->planning()->robustness()->bandsVisible());
     // The widgets fed the model and the Optimise panel's settings.
     const RobustnessSettings& model = window_->planning()->robustness()->settings();
     QCOMPARE(model.scenarios.rangePercent, kRange);
@@ -130,14 +135,18 @@ private slots:
     QCOMPARE(r["combine"], QJsonValue(false));
     QCOMPARE(r["doseGridSpacing"].toDouble(), kGrid);
     QCOMPARE(doc["optimisation"]["options"]["robustMode"].toString(), QString("expected-value"));
+    QCOMPARE(doc["display"]["robustnessBandsVisible"], QJsonValue(false));
 
     fresh_ = openWindow();
     QVERIFY(fresh_);
     Widgets f(fresh_.get());
     QVERIFY(f.ok());
     QCOMPARE(f.range->value(), defaults.rangePercent);  // a fresh window starts at the defaults
+    QVERIFY(f.bands->isChecked());
     QVERIFY(openCase(path_));
     expectSavedValues(f);
+    QVERIFY(!f.bands->isChecked());
+    QVERIFY(!fresh_->planning()->robustness()->bandsVisible());
   }
 
   void valuesTheDockCannotShowOpenWithAWarning() {
