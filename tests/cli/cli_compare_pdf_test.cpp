@@ -46,7 +46,7 @@ std::vector<const tp::Object*> images(const tp::Pdf& pdf) {
 }
 
 /// The whitespace-separated words of a line.
-std::vector<std::string> words(const std::string& line) {
+[[maybe_unused]] std::vector<std::string> words(const std::string& line) {
   std::istringstream in(line);
   std::vector<std::string> out;
   for (std::string w; in >> w;) out.push_back(w);
@@ -63,7 +63,7 @@ std::string lineStarting(const std::string& text, const std::string& start, std:
   return {};
 }
 
-std::string joinLines(const std::vector<std::string>& cells) {
+[[maybe_unused]] std::string joinLines(const std::vector<std::string>& cells) {
   std::string s;
   for (const auto& c : cells) s += c + "\n";
   return s;

@@ -46,7 +46,7 @@ double numberAfter(const std::string& text, const std::string& label) {
 }
 
 /// The line of `text` that starts with `start` (empty when none does).
-std::string lineStarting(const std::string& text, const std::string& start) {
+[[maybe_unused]] std::string lineStarting(const std::string& text, const std::string& start) {
   for (std::size_t pos = 0; pos < text.size();) {
     const std::size_t end = std::min(text.find('\n', pos), text.size());
     if (text.compare(pos, start.size(), start) == 0) return text.substr(pos, end - pos);

@@ -14,7 +14,7 @@ using namespace penumbra::test_cli;
 namespace {
 
 /// The two numbers of a scenario's row ("  range +3.5%   1.6470   1.7378"), or false.
-bool rowValues(const std::string& output, const std::string& scenario, double& nominal,
+[[maybe_unused]] bool rowValues(const std::string& output, const std::string& scenario, double& nominal,
                double& robust) {
   const std::size_t at = output.find("\n  " + scenario + " ");
   if (at == std::string::npos) return false;

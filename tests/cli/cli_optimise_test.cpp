@@ -20,7 +20,7 @@ namespace {
 using namespace penumbra::test_cli;
 
 /// f of iteration 0 as printed ("  iter    0  f 1.059277e+01  |pg| ..."), or NaN.
-double firstObjective(const std::string& output) {
+[[maybe_unused]] double firstObjective(const std::string& output) {
   const std::string key = "iter    0  f ";
   const std::size_t at = output.find(key);
   return at == std::string::npos ? std::nan("") : std::stod(output.substr(at + key.size()));
