@@ -9,6 +9,7 @@
 #include <optional>
 #include <sstream>
 
+#include "cli_args.hpp"
 #include "cli_commands.hpp"
 #include "core/error.hpp"
 #include "core/kernel_profile.hpp"
@@ -24,12 +25,6 @@ namespace {
 
 using robust::RobustnessResult;
 using robust::ScenarioOptions;
-
-std::string fmtG(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
 
 std::string flagOf(const robust::RobustnessRow& r) {
   if (!std::isfinite(r.limitGy)) return "-";
@@ -101,8 +96,8 @@ int cmdRobust(Args args) {
   if (!sphereText.empty()) so.sphereDirections = parseOptionInteger(sphereText, "--sphere");
   PENUMBRA_REQUIRE(doseGridMm == 0 || (doseGridMm >= 0.5 && doseGridMm <= kMaxDoseGridSpacingMm),
                    InvalidArgument,
-                   "--dose-grid: " + fmtG(doseGridMm) + " mm is outside [0.5, " +
-                       fmtG(kMaxDoseGridSpacingMm) + "] mm");
+                   "--dose-grid: " + formatG(doseGridMm) + " mm is outside [0.5, " +
+                       formatG(kMaxDoseGridSpacingMm) + "] mm");
   // Checked before anything is read or computed (cuda-strict fails here without a GPU).
   const std::optional<Backend> backend =
       backendText.empty() ? std::nullopt : std::optional<Backend>(parseBackendOption(backendText));

@@ -1,5 +1,6 @@
 // Inputs of `penumbra-cli robust` and `bench robust` (robust_inputs.hpp): built-in phantoms with
 // geometric masks, and case files with their structures resampled onto the dose grid.
+#include "cli_args.hpp"
 #include "robust_inputs.hpp"
 
 #include <algorithm>
@@ -23,12 +24,6 @@ namespace penumbra::cli {
 namespace {
 
 using robust::RobustStructure;
-
-[[maybe_unused]] std::string fmtG(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
 
 /// The mask on `grid` of the voxel centres where `inside(p)` holds (p: patient mm).
 std::shared_ptr<Mask> maskWhere(const Grid& grid, const std::function<bool(Vec3)>& inside) {
@@ -173,7 +168,7 @@ RobustInputs caseRobustInputs(const std::string& caseFile, double doseGridMm) {
                    std::to_string(in.plan.doseGrid.dims[0]) + "x" +
                    std::to_string(in.plan.doseGrid.dims[1]) + "x" +
                    std::to_string(in.plan.doseGrid.dims[2]) +
-                   (rx > 0 ? ", prescription " + fmtG(rx) + " Gy per fraction" : "");
+                   (rx > 0 ? ", prescription " + formatG(rx) + " Gy per fraction" : "");
   return in;
 #endif
 }

@@ -1,22 +1,10 @@
 // The error-scenario options of `robust` and `optimise --robust`: see robust_options.hpp.
 #include "robust_options.hpp"
 
-#include <cstdio>
-
 #include "cli_args.hpp"
 #include "core/error.hpp"
 
 namespace penumbra::cli {
-
-namespace {
-
-std::string fmtG(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
-
-}  // namespace
 
 robust::ScenarioOptions scenarioOptionsOf(const std::optional<std::string>& rangeText,
                                           const std::optional<std::string>& setupText) {
@@ -53,8 +41,8 @@ std::vector<robust::Scenario> scenarioSetOf(robust::ScenarioOptions o, const std
     return robust::makeScenarios(o);
   }
   PENUMBRA_THROW(InvalidArgument,
-                 "--scenarios " + countText + ": with --range " + fmtG(o.rangePercent) +
-                     " and --setup " + fmtG(o.setupMm) +
+                 "--scenarios " + countText + ": with --range " + formatG(o.rangePercent) +
+                     " and --setup " + formatG(o.setupMm) +
                      (sphereGiven ? " and --sphere " + std::to_string(o.sphereDirections) : "") +
                      " the set has " + std::to_string(combined.size()) + " (range x setup) or " +
                      std::to_string(separate.size()) + " (range, then setup) scenarios");

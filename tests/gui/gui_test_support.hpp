@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <cstdlib>
+#include <memory>
 
 #include <QColor>
 #include <QImage>
@@ -14,9 +15,13 @@
 #include <QRect>
 #include <QSignalSpy>
 #include <QString>
+#include <QTest>
 #include <vtkRenderer.h>
 
+#include "gui/plan/plan_controller.hpp"
 #include "gui/shell/main_window.hpp"
+#include "gui/shell/plan_file_actions.hpp"
+#include "gui/shell/planning_workspace.hpp"
 #include "gui/views/slice_view.hpp"
 #include "test_data.hpp"
 
@@ -29,6 +34,14 @@ T* find(QObject* root, const char* name) {
   return w;
 }
 
+/// In a test slot: skips it, naming the folder and the setting, when BOXPHANTOM is not there.
+#define PENUMBRA_SKIP_WITHOUT_BOXPHANTOM()                                                     \
+  do {                                                                                         \
+    if (!::penumbra::test::haveData("phantoms/BOXPHANTOM"))                                     \
+      QSKIP(qPrintable("test data not found: " + ::penumbra::test::boxPhantomFolder() +          \
+                       " (set PENUMBRA_TEST_DATA)"));                                          \
+  } while (0)
+
 inline QString boxPhantomFolder() { return QString::fromStdString(dataPath("phantoms/BOXPHANTOM")); }
 
 /// Opens BOXPHANTOM in `window` and waits for its scene; false on failure or timeout.
@@ -36,6 +49,28 @@ inline bool openBoxPhantom(gui::MainWindow& window, int timeoutMs) {
   QSignalSpy ready(&window, &gui::MainWindow::sceneReady);
   if (!window.openFolder(boxPhantomFolder(), {}, gui::MainWindow::ImportConfirm::Auto)) return false;
   return ready.count() > 0 || ready.wait(timeoutMs);
+}
+
+/// A main window, shown and exposed, that reports errors through signals instead of dialogs;
+/// null when the window system does not expose it.
+inline std::unique_ptr<gui::MainWindow> openQuietWindow() {
+  auto w = std::make_unique<gui::MainWindow>();
+  w->show();
+  if (!QTest::qWaitForWindowExposed(w.get())) return nullptr;
+  w->planning()->controller()->setShowErrorDialogs(false);
+  w->planning()->fileActions()->setShowDialogs(false);
+  return w;
+}
+
+/// Opens the case file `path` in `window` and waits until it is applied; false when it is
+/// refused (the reason goes to the log) or the wait times out.
+inline bool openCaseAndWait(gui::MainWindow& window, const QString& path, int timeoutMs) {
+  QSignalSpy opened(window.planning()->fileActions(), &gui::PlanFileActions::caseOpened);
+  if (!window.planning()->fileActions()->openCase(path)) return false;
+  if (opened.isEmpty() && !opened.wait(timeoutMs)) return false;
+  if (!opened.first().first().toBool())
+    qWarning("case not opened: %s", qPrintable(opened.first().at(1).toString()));
+  return opened.first().first().toBool();
 }
 
 /// Display pixel (x from the left, y from the bottom, device pixels) where `view` draws the

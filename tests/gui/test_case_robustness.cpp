@@ -87,9 +87,7 @@ class CaseRobustnessTest : public QObject {
 private slots:
   void initTestCase() {
     QStandardPaths::setTestModeEnabled(true);
-    if (!test::haveData("phantoms/BOXPHANTOM"))
-      QSKIP(qPrintable("test data not found: " + QString::fromStdString(test::dataPath("phantoms/BOXPHANTOM")) +
-                       " (set PENUMBRA_TEST_DATA)"));
+    PENUMBRA_SKIP_WITHOUT_BOXPHANTOM();
     window_ = openWindow();
     QVERIFY(window_);
     QVERIFY(test::openBoxPhantom(*window_, kImportTimeoutMs));
@@ -264,23 +262,10 @@ private:
     QCOMPARE(w.mode(), kMode);
   }
 
-  std::unique_ptr<MainWindow> openWindow() {
-    auto w = std::make_unique<MainWindow>();
-    w->show();
-    if (!QTest::qWaitForWindowExposed(w.get())) return nullptr;
-    w->planning()->controller()->setShowErrorDialogs(false);
-    w->planning()->fileActions()->setShowDialogs(false);
-    return w;
-  }
+  std::unique_ptr<MainWindow> openWindow() { return test::openQuietWindow(); }
 
   /// Opens `path` in the fresh window and waits until the case is applied.
-  bool openCase(const QString& path) {
-    QSignalSpy opened(fresh_->planning()->fileActions(), &PlanFileActions::caseOpened);
-    if (!fresh_->planning()->fileActions()->openCase(path)) return false;
-    if (opened.isEmpty() && !opened.wait(kImportTimeoutMs)) return false;
-    if (!opened.first().first().toBool()) qWarning("case not opened: %s", qPrintable(opened.first().at(1).toString()));
-    return opened.first().first().toBool();
-  }
+  bool openCase(const QString& path) { return test::openCaseAndWait(*fresh_, path, kImportTimeoutMs); }
 
   std::unique_ptr<MainWindow> window_, fresh_;
   QTemporaryDir dir_;

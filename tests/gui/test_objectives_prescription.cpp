@@ -56,14 +56,9 @@ class ObjectivesPrescriptionTest : public QObject {
 private slots:
   void initTestCase() {
     QStandardPaths::setTestModeEnabled(true);
-    if (!test::haveData("phantoms/BOXPHANTOM"))
-      QSKIP(qPrintable("test data not found: " + QString::fromStdString(test::dataPath("phantoms/BOXPHANTOM")) +
-                       " (set PENUMBRA_TEST_DATA)"));
-    window_ = std::make_unique<MainWindow>();
-    window_->show();
-    QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
-    window_->planning()->controller()->setShowErrorDialogs(false);
-    window_->planning()->fileActions()->setShowDialogs(false);
+    PENUMBRA_SKIP_WITHOUT_BOXPHANTOM();
+    window_ = test::openQuietWindow();
+    QVERIFY(window_);
     QVERIFY(test::openBoxPhantom(*window_, kImportTimeoutMs));
     panel_ = window_->planning()->optimisePanel();
     table_ = find<QTableWidget>(window_.get(), "objectivesTable");
