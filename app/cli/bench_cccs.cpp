@@ -24,6 +24,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -302,7 +303,8 @@ void benchCase(const CccsCase& c, int reps, std::vector<BenchRow>& rows) {
     kern.speedupVsCpu = cpuMs / kMs;
     add(kern);
     for (const char* k :
-         {"host_prepare", "host_output", "cccs_device_total", "density_upload", "dose_download",
+         {"host_prepare", "host_setup", "host_output", "host_finish", "cccs_device_total",
+          "density_upload", "dose_download",
           "terma_dda", "cccs_transport", "slot_zero_fill", "cccs_slot_gather", "partial_sums"}) {
       const std::string key = k;
       // The upload happens in cold calls only; the rest from the warm back-to-back calls.
@@ -315,8 +317,8 @@ void benchCase(const CccsCase& c, int reps, std::vector<BenchRow>& rows) {
         note = "first copy or kernel to the end of the dose download (CUDA events), warm";
       } else if (key == "host_prepare") {
         note = "validation, backend choice, cones, beam maps and lattices (host, warm)";
-      } else if (key == "host_output") {
-        note = "waiting for the result memory + unlocking it (host, warm back to back)";
+      } else if (key.rfind("host_", 0) == 0) {
+        note = p.variant + " (host, warm back to back)";
         const auto pp = cf.paced.profiles.find(k);
         if (pp != cf.paced.profiles.end())
           note += fmt("; %.3f ms at the interactive pace", pp->second.medianMs);
@@ -366,8 +368,11 @@ std::vector<BenchRow> benchCccs(int reps) {
   std::vector<BenchRow> rows;
   std::cout << "cccs: loading and calibrating the 6 MV model" << std::endl;
   (void)defaultPhotonModel();  // once per process (a CPU dose run); not in any timing
-  benchCase(waterCube(), reps, rows);
-  benchCase(thorax(), reps, rows);
+  // PENUMBRA_CCCS_CASES=water (or thorax) runs one case, for quick runs on the GPU machine.
+  const char* only = std::getenv("PENUMBRA_CCCS_CASES");
+  const std::string cases = only && *only ? only : "water,thorax";
+  if (cases.find("water") != std::string::npos) benchCase(waterCube(), reps, rows);
+  if (cases.find("thorax") != std::string::npos) benchCase(thorax(), reps, rows);
   return rows;
 }
 

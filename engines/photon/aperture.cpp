@@ -82,12 +82,18 @@ void rasteriseOpenField(PreparedBeam& b) {
   b.mapNu = int(std::ceil((hi[0] - lo[0]) / p)) + 2;
   b.mapNv = int(std::ceil((hi[1] - lo[1]) / p)) + 2;
   b.openFraction.assign(std::size_t(b.mapNu) * std::size_t(b.mapNv), 0.0f);
+  // Per pixel, the number of its kSubSamples^2 sample points inside the field (jaws and the
+  // union of the polygons). Counted per sample row from the merged runs of inside samples
+  // (whole pixels at once), not sample by sample: the map of a 10 x 10 cm^2 field has 650 000
+  // samples and took ~1 ms per dose call that way. The counts, and so the map, are the same.
   const int su = b.mapNu * kSubSamples;
-  std::vector<std::uint8_t> row(static_cast<std::size_t>(su), 0);
+  std::vector<int> count(static_cast<std::size_t>(b.mapNu));
   std::vector<std::pair<double, double>> intervals;
+  std::vector<std::pair<int, int>> runs;  // inclusive sample index ranges
   const double dSub = p / kSubSamples;
   const double u0 = b.mapU0 - 0.5 * p + 0.5 * dSub;  // first sample's u
   for (int j = 0; j < b.mapNv; ++j) {
+    std::fill(count.begin(), count.end(), 0);
     for (int sj = 0; sj < kSubSamples; ++sj) {
       const double y = b.mapV0 + (j - 0.5) * p + (sj + 0.5) * dSub;
       if (y < beam.y1Mm || y > beam.y2Mm) continue;
@@ -96,19 +102,32 @@ void rasteriseOpenField(PreparedBeam& b) {
         intervals.push_back({beam.x1Mm, beam.x2Mm});
       else
         for (const Polygon& poly : beam.aperture) polygonIntervals(poly, y, intervals);
-      std::fill(row.begin(), row.end(), std::uint8_t(0));
+      runs.clear();
       for (const auto& [a0, a1] : intervals) {
         const double x0 = std::max(a0, beam.x1Mm), x1 = std::min(a1, beam.x2Mm);
         if (!(x0 < x1)) continue;
         // Samples with u in [x0, x1].
         const int s0 = std::max(0, int(std::ceil((x0 - u0) / dSub)));
         const int s1 = std::min(su - 1, int(std::floor((x1 - u0) / dSub)));
-        for (int s = s0; s <= s1; ++s) row[std::size_t(s)] = 1;
+        if (s0 <= s1) runs.push_back({s0, s1});
       }
-      float* out = b.openFraction.data() + std::size_t(j) * std::size_t(b.mapNu);
-      for (int s = 0; s < su; ++s)
-        if (row[std::size_t(s)]) out[s / kSubSamples] += 1.0f;
+      // Overlapping polygons: a sample inside two of them counts once.
+      std::sort(runs.begin(), runs.end());
+      for (std::size_t r = 0; r < runs.size();) {
+        int s0 = runs[r].first, s1 = runs[r].second;
+        for (++r; r < runs.size() && runs[r].first <= s1 + 1; ++r) s1 = std::max(s1, runs[r].second);
+        const int p0 = s0 / kSubSamples, p1 = s1 / kSubSamples;
+        if (p0 == p1) {
+          count[std::size_t(p0)] += s1 - s0 + 1;
+          continue;
+        }
+        count[std::size_t(p0)] += kSubSamples - s0 % kSubSamples;
+        for (int q = p0 + 1; q < p1; ++q) count[std::size_t(q)] += kSubSamples;
+        count[std::size_t(p1)] += s1 % kSubSamples + 1;
+      }
     }
+    float* out = b.openFraction.data() + std::size_t(j) * std::size_t(b.mapNu);
+    for (int q = 0; q < b.mapNu; ++q) out[q] = float(count[std::size_t(q)]);
   }
   const float norm = 1.0f / float(kSubSamples * kSubSamples);
   for (float& f : b.openFraction) f *= norm;

@@ -3,7 +3,10 @@
 // No beam data needed: these are geometry only.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
+#include <random>
+#include <vector>
 
 #include "core/error.hpp"
 #include "photon/photon_backend.hpp"
@@ -51,6 +54,71 @@ TEST(PhotonField, AperturePolygonIsClippedByTheJaws) {
   EXPECT_DOUBLE_EQ(detail::openFractionAt(pb, 0, 0), 1.0);
   EXPECT_DOUBLE_EQ(detail::openFractionAt(pb, 35, 30), 0.0);  // outside the triangle
   EXPECT_DOUBLE_EQ(detail::openFractionAt(pb, 0, 30), 0.0);   // inside it, above the jaw
+}
+
+/// The map as the definition says, sample by sample: per 0.5-mm pixel the fraction of its 4 x 4
+/// sample points (sample spacing p/4, the first a half spacing in) that lie inside the jaws and
+/// inside at least one polygon (even-odd crossing test at the point).
+std::vector<float> sampleBySampleMap(const PreparedBeam& pb) {
+  const PhotonBeam& b = pb.beam;
+  const int k = 4;
+  const double p = pb.mapPitch, ds = p / k;
+  std::vector<float> map(std::size_t(pb.mapNu) * std::size_t(pb.mapNv), 0.f);
+  auto inside = [&](const std::vector<std::array<double, 2>>& poly, double x, double y) {
+    bool in = false;
+    for (std::size_t e = 0, n = poly.size(); e < n; ++e) {
+      const auto& a = poly[e];
+      const auto& c = poly[(e + 1) % n];
+      if ((a[1] > y) != (c[1] > y) && x < a[0] + (y - a[1]) * (c[0] - a[0]) / (c[1] - a[1])) in = !in;
+    }
+    return in;
+  };
+  for (int j = 0; j < pb.mapNv; ++j)
+    for (int i = 0; i < pb.mapNu; ++i)
+      for (int sj = 0; sj < k; ++sj)
+        for (int si = 0; si < k; ++si) {
+          const double x = pb.mapU0 + (i - 0.5) * p + (si + 0.5) * ds;
+          const double y = pb.mapV0 + (j - 0.5) * p + (sj + 0.5) * ds;
+          if (x < b.x1Mm || x > b.x2Mm || y < b.y1Mm || y > b.y2Mm) continue;
+          bool in = b.aperture.empty();
+          for (const auto& poly : b.aperture) in = in || inside(poly, x, y);
+          if (in) map[std::size_t(j) * std::size_t(pb.mapNu) + std::size_t(i)] += 1.f / 16;
+        }
+  return map;
+}
+
+TEST(PhotonField, OpenFractionMapCountsEverySampleInsideTheFieldOnce) {
+  // Jaws alone, then overlapping and disjoint random polygons (a sample inside two counts
+  // once); the map must equal the sample-by-sample definition in every pixel (random corners:
+  // no sample lies exactly on an edge).
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> uni(-1, 1);
+  for (int trial = 0; trial < 6; ++trial) {
+    PhotonBeam b;
+    b.x1Mm = -40 + 5 * uni(rng), b.x2Mm = 35 + 5 * uni(rng);
+    b.y1Mm = -30 + 5 * uni(rng), b.y2Mm = 45 + 5 * uni(rng);
+    for (int q = 0; q < trial; ++q) {
+      std::vector<std::array<double, 2>> poly;
+      const double cx = 25 * uni(rng), cy = 25 * uni(rng);
+      for (int v = 0; v < 3 + q; ++v) {
+        const double a = 2 * 3.14159265358979 * (v + 0.4 * uni(rng)) / (3 + q);
+        const double r = 12 + 10 * uni(rng);
+        poly.push_back({cx + r * std::cos(a), cy + r * std::sin(a)});
+      }
+      b.aperture.push_back(poly);
+    }
+    const PreparedBeam pb = prepared(b);
+    ASSERT_GT(pb.mapNu, 0);
+    const std::vector<float> ref = sampleBySampleMap(pb);
+    ASSERT_EQ(pb.openFraction.size(), ref.size());
+    std::size_t differ = 0, open = 0;
+    for (std::size_t v = 0; v < ref.size(); ++v) {
+      differ += pb.openFraction[v] != ref[v];
+      open += ref[v] > 0;
+    }
+    EXPECT_EQ(differ, 0u) << "trial " << trial;
+    EXPECT_GT(open, 100u) << "trial " << trial;
+  }
 }
 
 TEST(PhotonField, CollimatorRotatesTheJawsCounterClockwiseSeenFromTheSource) {

@@ -40,6 +40,9 @@ struct TermaConst {
   double sad, footU, footV;  ///< mm; the voxel's lateral footprint along u and v
   double mapU0, mapV0, mapPitch;
   int mapNu, mapNv;
+  /// Pixel box of the map's open pixels (value > 0), inclusive: a voxel whose footprint
+  /// samples all lie more than a pixel outside it has open fraction 0 without sampling.
+  int openLo[2], openHi[2];
   int nE;
   float released[kMaxSpectrum];  ///< f_E E mu/rho_E
   float muMm[kMaxSpectrum];      ///< mu/rho_E / 10: per water-equivalent mm

@@ -74,6 +74,7 @@ double msSince(std::chrono::steady_clock::time_point t0) {
 }  // namespace
 
 void computeCuda(const ResolvedRequest& r, PhotonDoseResult& result, const JobControl& job) {
+  const auto tEntry = std::chrono::steady_clock::now();
   penumbra::cuda::requireCudaDevice();
   const PhotonDoseRequest& req = *r.request;
   const DdaVariant variant = req.params.variant;
@@ -189,6 +190,7 @@ void computeCuda(const ResolvedRequest& r, PhotonDoseResult& result, const JobCo
   const cudaStream_t s = stream.s;
   Event tStart, tStop;
   PENUMBRA_CUDA_CHECK(cudaEventRecord(tStart.e, s));
+  const double setupMs = msSince(tEntry);
 
   ensure(W.terma, n);
   ensure(W.dose, n);
@@ -290,6 +292,14 @@ void computeCuda(const ResolvedRequest& r, PhotonDoseResult& result, const JobCo
     tc.mapPitch = beam.mapPitch;
     tc.mapNu = beam.mapNu;
     tc.mapNv = beam.mapNv;
+    tc.openLo[0] = tc.openLo[1] = INT_MAX;
+    tc.openHi[0] = tc.openHi[1] = INT_MIN;
+    for (int j = 0; j < beam.mapNv; ++j)
+      for (int i = 0; i < beam.mapNu; ++i)
+        if (beam.openFraction[std::size_t(j) * std::size_t(beam.mapNu) + std::size_t(i)] > 0) {
+          tc.openLo[0] = std::min(tc.openLo[0], i), tc.openHi[0] = std::max(tc.openHi[0], i);
+          tc.openLo[1] = std::min(tc.openLo[1], j), tc.openHi[1] = std::max(tc.openHi[1], j);
+        }
     const Spectrum& sp = r.model->spectrum;
     tc.nE = int(sp.energyMeV.size());
     for (int e = 0; e < tc.nE; ++e) {
@@ -487,6 +497,7 @@ void computeCuda(const ResolvedRequest& r, PhotonDoseResult& result, const JobCo
   const double unlockMs = msSince(tUnlock);
   result.dose.grid = g;
   result.dose.data = std::move(out.data);
+  const auto tDone = std::chrono::steady_clock::now();
   job.checkCancel();
 
   std::uint64_t segments = 0;
@@ -561,6 +572,12 @@ void computeCuda(const ResolvedRequest& r, PhotonDoseResult& result, const JobCo
                               ": at most " + formatBytes(kMaxSlotBytes) +
                               " or half the free GPU memory)");
   result.backend = Backend::Cuda;
+  result.profiles.push_back(hostStageProfile(
+      "host_setup", "workspace, memory check, result memory, stream (before the first GPU work)",
+      setupMs));
+  result.profiles.push_back(
+      hostStageProfile("host_finish", "energy, segments, profiles (after the dose is in host memory)",
+                       msSince(tDone)));
 
   // ---- back into the cache (with the next result's memory on its way), unless
   // releasePhotonGpuCache() was called meanwhile --------------------------------------------------

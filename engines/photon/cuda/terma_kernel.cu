@@ -1,11 +1,12 @@
 // TERMA on the GPU: one thread per voxel of the dose grid (i fastest, so a warp is a row of
 // neighbouring voxels whose source rays cross nearly the same voxels: the density reads hit
 // L1/L2). The open fraction over the voxel's lateral footprint is computed first, in double as
-// the CPU reference does (aperture.cpp: voxelOpenFraction); a voxel outside the field writes 0
-// and is done, so the ray tracing runs only for voxels with an open fraction > 0. The ray from
-// the source to the voxel centre is set up in double and stepped in float with the shared
-// 3D-DDA core (dda_traversal.hpp, either variant); the spectrum sum uses __expf (float,
-// well inside the 0.5 % agreement the tests ask of the GPU).
+// the CPU reference does (aperture.cpp: voxelOpenFraction), after a quick reject against the
+// box of open map pixels that gives the same 0; a voxel outside the field writes 0 and is
+// done, so the ray tracing runs only for voxels with an open fraction > 0. The ray from the
+// source to the voxel centre is set up in double and stepped in float with the shared 3D-DDA
+// core (dda_traversal.hpp, either variant); the spectrum sum uses __expf (float, well inside
+// the 0.5 % agreement the tests ask of the GPU).
 //
 // Every voxel is written (the terma buffer is poisoned before the launch), and each block
 // leaves a Partial: the TERMA energy (sum T rho V), the index box of the voxels with TERMA > 0
@@ -44,6 +45,13 @@ __device__ double voxelOpen(const float* __restrict__ map, const double rel[3]) 
   const double a = (rel[0] * c.u[0] + rel[1] * c.u[1] + rel[2] * c.u[2]) * scale;
   const double b = (rel[0] * c.v[0] + rel[1] * c.v[1] + rel[2] * c.v[2]) * scale;
   const double du = c.footU * scale / 3, dv = c.footV * scale / 3;
+  // Most voxels lie outside the field: when every sample's bilinear stencil misses the box of
+  // open pixels (with a pixel to spare for rounding), all nine samples are exactly 0.
+  const double x = (a - c.mapU0) / c.mapPitch, y = (b - c.mapV0) / c.mapPitch;
+  const double ex = fabs(du) / c.mapPitch + 2, ey = fabs(dv) / c.mapPitch + 2;
+  if (x + ex < c.openLo[0] || x - ex > c.openHi[0] || y + ey < c.openLo[1] ||
+      y - ey > c.openHi[1])
+    return 0;
   double sum = 0;
   for (int j = -1; j <= 1; ++j)
     for (int i = -1; i <= 1; ++i) sum += openAt(map, a + i * du, b + j * dv);
