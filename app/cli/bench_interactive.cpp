@@ -64,6 +64,9 @@ struct Session {
   std::vector<std::string> kinds;  ///< in script order
   std::map<std::string, std::vector<double>> ms;
   std::map<std::string, std::vector<double>> kernelMs;  ///< CUDA: kernel time of each edit
+  /// CUDA: the engine's host stages and device span of each edit (profiles named host_* and
+  /// *_device_total), to see where an edit's time goes besides the kernels.
+  std::map<std::string, std::vector<double>> stageMs;
   std::string cacheNote;  ///< what the cache served, summed over the session
 };
 
@@ -102,6 +105,11 @@ void addRows(const Session& s, const std::string& extraNote, std::vector<BenchRo
     const auto km = s.kernelMs.find(kind);
     if (km != s.kernelMs.end() && !km->second.empty())
       note += fmt("; kernels p50 %.2f ms", percentile(km->second, 0.5));
+    if (total && !s.stageMs.empty()) {
+      note += "; p50 of";
+      for (const auto& [stage, ms] : s.stageMs) note += " " + stage + fmt(" %.2f", percentile(ms, 0.5));
+      note += " ms";
+    }
     if (total) {
       note += "; " + extraNote;
       if (!s.cacheNote.empty()) note += "; " + s.cacheNote;
@@ -285,7 +293,13 @@ void photonSessions(int cpuEdits, bool gpu, std::vector<BenchRow>& rows) {
       const double ms = msSince(t0);
       s.kinds.push_back(kind);
       s.ms[kind].push_back(ms);
-      if (res.backend == Backend::Cuda) s.kernelMs[kind].push_back(kernelSum(res.profiles));
+      if (res.backend == Backend::Cuda) {
+        s.kernelMs[kind].push_back(kernelSum(res.profiles));
+        for (const KernelProfile& p : res.profiles)
+          if (p.kernel.rfind("host_", 0) == 0 || p.kernel == "cccs_device_total" ||
+              p.kernel == "dose_download")
+            s.stageMs[p.kernel].push_back(p.medianMs);
+      }
       cached += res.densityCached ? 1 : 0;
     }
     if (c.backend == Backend::Cuda)
