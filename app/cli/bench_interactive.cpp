@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -321,8 +322,11 @@ std::vector<BenchRow> benchInteractive(int cpuEdits) {
   std::string why;
   const bool gpu = !queryCudaDevices(&why).empty();
   if (!gpu) std::cout << "interactive: CUDA sessions skipped, no usable GPU (" << why << ")" << std::endl;
-  protonSessions(cpuEdits, gpu, rows);
-  photonSessions(cpuEdits, gpu, rows);
+  // PENUMBRA_INTERACTIVE_CASES=photon (or proton) runs one engine's sessions.
+  const char* only = std::getenv("PENUMBRA_INTERACTIVE_CASES");
+  const std::string cases = only && *only ? only : "proton,photon";
+  if (cases.find("proton") != std::string::npos) protonSessions(cpuEdits, gpu, rows);
+  if (cases.find("photon") != std::string::npos) photonSessions(cpuEdits, gpu, rows);
   return rows;
 }
 
