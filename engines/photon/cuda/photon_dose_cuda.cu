@@ -63,6 +63,8 @@ void ensure(DeviceBuffer<T>& b, std::size_t n) {
 }
 
 #include "photon/cuda/direction_plan.cuh"
+#include "photon/cuda/launch_setup.cuh"
+#include "photon/cuda/run_profiles.cuh"
 
 double msSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -81,6 +83,7 @@ void computeCuda(const ResolvedRequest& r, PhotonDoseResult& result, const JobCo
   const bool atomicFree = req.params.deposit == DepositStrategy::AtomicFree;
   const Grid& g = r.grid;
   const std::size_t n = g.voxelCount();
+  RunTimers T;  // events and traffic of the run (run_profiles.cuh)
   PENUMBRA_REQUIRE(
       n < std::size_t(INT_MAX) / 2, Unsupported,
       "photon dose (GPU): the dose grid has " + std::to_string(n) +
@@ -132,42 +135,7 @@ void computeCuda(const ResolvedRequest& r, PhotonDoseResult& result, const JobCo
   const bool ctOnGpu = !densityHit && r.densityDeferred && sameGrid && !req.density;
 
   // ---- memory: check the minimum before allocating anything --------------------------------
-  std::size_t mapMax = 0, blocksMax = 0;
-  for (const PreparedBeam& b : r.beams) {
-    mapMax = std::max(mapMax, b.openFraction.size());
-    std::size_t blocks = 0;
-    for (const TransportLattice& L : b.lattices) {
-      blocks += std::size_t((L.lines0() + pc::kLinesX - 1) / pc::kLinesX) *
-                std::size_t((L.lines1() + pc::kLinesY - 1) / pc::kLinesY);
-    }
-    blocksMax = std::max(blocksMax, blocks);
-  }
-  std::size_t freeBytes = 0, totalBytes = 0;
-  PENUMBRA_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &totalBytes));
-  // The workspace's buffers are reused (or regrown) by this run: they count as available.
-  const double available = double(freeBytes) + double(W.deviceBytes());
-  const double volBytes = 4.0 * double(n);
-  const double baseBytes =
-      3 * volBytes + (ctOnGpu ? 2.0 * double(n) + 4.0 * 65536 : 0.0) + 4.0 * double(mapMax) +
-      double(sizeof(pc::Partial)) * double(std::max<std::size_t>(termaBlocks, blocksMax)) +
-      double(sizeof(pc::Partial)) * double(r.beams.size() * (nDir + 1)) +
-      (atomicFree ? 16.0 * double(nDir) * double(g.dims[0] + g.dims[1] + g.dims[2]) : 0.0);
-  // AtomicFree minimum: one direction whose shadow box is the whole volume (<= 3 pattern
-  // segments per slice).
-  const double minSlotBytes = atomicFree ? 3 * volBytes : 0.0;
-  if (baseBytes + minSlotBytes > 0.95 * available)
-    throw Error(ErrorCode::OutOfMemory,
-                "photon dose (GPU) needs at least " + formatBytes(baseBytes + minSlotBytes) +
-                    " on the GPU (density, TERMA, dose " + formatBytes(3 * volBytes) +
-                    (atomicFree ? ", atomic-free slot buffers " + formatBytes(minSlotBytes)
-                                : std::string()) +
-                    ") but " + formatBytes(available) + " are free",
-                __FILE__, __LINE__);
-  // Slot buffers of as many directions per launch as fit in the budget: half of what is left,
-  // at most kMaxSlotBytes (photon_backend.hpp), at least one direction over the whole volume.
-  const double slotBudget =
-      atomicFree ? std::max(minSlotBytes, std::min(kMaxSlotBytes, 0.5 * (available - baseBytes)))
-                 : 0.0;
+  const double slotBudget = checkDeviceMemory(r, W.deviceBytes(), ctOnGpu, atomicFree, termaBlocks);
 
   // ---- the result's host memory: prepared during the previous run, or now on a helper thread
   // (its zero fill then overlaps the GPU work). The next run's is started now, so that it has
@@ -188,8 +156,7 @@ void computeCuda(const ResolvedRequest& r, PhotonDoseResult& result, const JobCo
 
   Stream stream;
   const cudaStream_t s = stream.s;
-  Event tStart, tStop;
-  PENUMBRA_CUDA_CHECK(cudaEventRecord(tStart.e, s));
+  PENUMBRA_CUDA_CHECK(cudaEventRecord(T.tStart.e, s));
   const double setupMs = msSince(tEntry);
 
   ensure(W.terma, n);
@@ -198,8 +165,6 @@ void computeCuda(const ResolvedRequest& r, PhotonDoseResult& result, const JobCo
   ensure(W.stats, r.beams.size() * (nDir + 1));
 
   // ---- density: from the cache, or uploaded and converted on the GPU -------------------------
-  LaunchTimes tUpload, tDownload;
-  std::string uploadHow;
   DeviceBuffer<std::int16_t> dHu;  // CT in HU while it is converted (kept until the end: a
   DeviceBuffer<float> dLut;        // cudaFree here would wait for the upload)
   std::unique_ptr<HostUpload> upload;
@@ -208,7 +173,7 @@ void computeCuda(const ResolvedRequest& r, PhotonDoseResult& result, const JobCo
   if (!densityHit) {
     W.key = DensityKey{};  // invalid until the new density is on its way
     ensure(W.density, n);
-    tUpload.begin(s);
+    T.tUpload.begin(s);
     if (ctOnGpu) {
       const std::vector<float> lut = huToRedTable(r.hlut);
       dLut.allocate(lut.size());
@@ -220,7 +185,7 @@ void computeCuda(const ResolvedRequest& r, PhotonDoseResult& result, const JobCo
       huToRedKernel<<<densityBlocks, kDensityBlock, 0, s>>>(dHu.get(), dLut.get(), W.density.get(),
                                                             int(n));
       PENUMBRA_CUDA_CHECK_LAUNCH("huToRedKernel");
-      uploadHow = "int16 CT, HU -> RED on the GPU";
+      T.uploadHow = "int16 CT, HU -> RED on the GPU";
     } else {
       const float* src = nullptr;
       if (!r.densityDeferred) {
@@ -234,12 +199,12 @@ void computeCuda(const ResolvedRequest& r, PhotonDoseResult& result, const JobCo
       upload = std::make_unique<HostUpload>(W.density.get(), src, n * sizeof(float), s);
       clampDensityKernel<<<densityBlocks, kDensityBlock, 0, s>>>(W.density.get(), int(n));
       PENUMBRA_CUDA_CHECK_LAUNCH("clampDensityKernel");
-      uploadHow = !r.densityDeferred ? "float RED from the host"
+      T.uploadHow = !r.densityDeferred ? "float RED from the host"
                   : sameGrid         ? "float RED, clamped on the GPU"
                                      : "float RED resampled on the host";
     }
-    uploadHow += upload->pageLocked() ? ", page-locked memcpy" : ", pageable memcpy";
-    tUpload.end(s);
+    T.uploadHow += upload->pageLocked() ? ", page-locked memcpy" : ", pageable memcpy";
+    T.tUpload.end(s);
     if (r.densityDeferred) W.key = densityKeyOf(r);
   }
   result.densityCached = densityHit;
@@ -251,9 +216,6 @@ void computeCuda(const ResolvedRequest& r, PhotonDoseResult& result, const JobCo
     PENUMBRA_CUDA_CHECK(cudaMemsetAsync(W.dose.get(), 0, n * sizeof(float), s));
 
   const dda::Geometry geo = makeDdaGeometry(g);
-  pc::KernelStats stTerma, stTransport, stGather, stReduce;
-  LaunchTimes tTerma, tTransport, tGather, tReduce, tFill;
-  double fillBytes = 0;
   std::vector<double> termaSum;
   std::vector<float> termaHost;
   if (req.params.keepTerma) termaSum.assign(n, 0.0);
@@ -277,49 +239,18 @@ void computeCuda(const ResolvedRequest& r, PhotonDoseResult& result, const JobCo
     PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(W.map.get(), beam.openFraction.data(),
                                         beam.openFraction.size() * sizeof(float),
                                         cudaMemcpyHostToDevice, s));
-    pc::TermaConst tc{};
-    tc.geo = geo;
-    for (int a = 0; a < 3; ++a) {
-      tc.source[a] = beam.source[a];
-      tc.u[a] = beam.u[a];
-      tc.v[a] = beam.v[a];
-      tc.w[a] = beam.w[a];
-    }
-    tc.sad = beam.sadMm;
-    voxelFootprint(beam, g, tc.footU, tc.footV);
-    tc.mapU0 = beam.mapU0;
-    tc.mapV0 = beam.mapV0;
-    tc.mapPitch = beam.mapPitch;
-    tc.mapNu = beam.mapNu;
-    tc.mapNv = beam.mapNv;
-    tc.openLo[0] = tc.openLo[1] = INT_MAX;
-    tc.openHi[0] = tc.openHi[1] = INT_MIN;
-    for (int j = 0; j < beam.mapNv; ++j)
-      for (int i = 0; i < beam.mapNu; ++i)
-        if (beam.openFraction[std::size_t(j) * std::size_t(beam.mapNu) + std::size_t(i)] > 0) {
-          tc.openLo[0] = std::min(tc.openLo[0], i), tc.openHi[0] = std::max(tc.openHi[0], i);
-          tc.openLo[1] = std::min(tc.openLo[1], j), tc.openHi[1] = std::max(tc.openHi[1], j);
-        }
-    const Spectrum& sp = r.model->spectrum;
-    tc.nE = int(sp.energyMeV.size());
-    for (int e = 0; e < tc.nE; ++e) {
-      tc.released[e] = float(sp.fluence[std::size_t(e)] * sp.energyMeV[std::size_t(e)] *
-                             sp.muRho[std::size_t(e)]);
-      tc.muMm[e] = float(sp.muRho[std::size_t(e)] / 10.0);
-    }
-    tc.softeningPerDeg = r.model->offAxisSofteningPerDeg;
-    tc.voxelCm3 = g.voxelVolumeMm3() / 1000.0;
+    const pc::TermaConst tc = termaConstOf(r, beam, g, geo);
     pc::uploadTermaConst(tc, s);
-    tTerma.begin(s);
+    T.tTerma.begin(s);
     pc::launchTerma(
         variant,
         {W.density.get(), W.map.get(), W.terma.get(), W.partials.get(), int(n), termaBlocks}, s,
-        stTerma);
-    tTerma.end(s);
+        T.stTerma);
+    T.tTerma.end(s);
     const int termaStat = statsUsed++;
-    tReduce.begin(s);
-    pc::launchReducePartials(W.partials.get(), termaBlocks, W.stats.get() + termaStat, s, stReduce);
-    tReduce.end(s);
+    T.tReduce.begin(s);
+    pc::launchReducePartials(W.partials.get(), termaBlocks, W.stats.get() + termaStat, s, T.stReduce);
+    T.tReduce.end(s);
 
     // Host work that does not need the box overlaps the TERMA kernel.
     std::vector<DirectionPlan> plans(nDir);
@@ -332,7 +263,7 @@ void computeCuda(const ResolvedRequest& r, PhotonDoseResult& result, const JobCo
     PENUMBRA_CUDA_CHECK(
         cudaMemcpyAsync(&ts, W.stats.get() + termaStat, sizeof ts, cudaMemcpyDeviceToHost, s));
     PENUMBRA_CUDA_CHECK(cudaStreamSynchronize(s));
-    stTerma.bytes += 4.0 * double(n) + 4.0 * double(ts.count);  // TERMA out, density along rays
+    T.stTerma.bytes += 4.0 * double(n) + 4.0 * double(ts.count);  // TERMA out, density along rays
     if (req.params.keepTerma) {
       termaHost.resize(n);
       PENUMBRA_CUDA_CHECK(
@@ -352,75 +283,13 @@ void computeCuda(const ResolvedRequest& r, PhotonDoseResult& result, const JobCo
     }
     std::size_t next = 0;
     while (next < order.size()) {
-      // Directions of this launch (ConeSet order): atomic-free ones while the slots fit.
-      std::vector<pc::LineDirection> lines;
-      std::vector<pc::GatherDirection> gathers;
-      std::vector<pc::SliceEntry> sliceTable;
-      int blocks = 0;
-      long long slotBase = 0;
-      while (next < order.size() && int(lines.size()) < pc::kMaxDirectionsPerLaunch) {
-        const DirectionPlan& p = plans[std::size_t(order[next])];
-        const long long slotElems = p.slotElems;
-        if (atomicFree && !lines.empty() && 4.0 * double(slotBase + slotElems) > slotBudget) break;
-        const TransportLattice& L = *p.L;
-        const ConeDirection& cd = r.cones.directions[std::size_t(p.cone)];
-        const ConeBand& band = r.cones.bands[std::size_t(cd.band)];
-        pc::LineDirection D{};
-        for (int a = 0; a < 3; ++a) {
-          D.tNext[a] = p.start.tNext[a];
-          D.tDelta[a] = p.start.tDelta[a];
-          D.voxel[a] = p.start.voxel[a];
-          D.step[a] = p.start.step[a];
-        }
-        D.length = p.start.length;
-        D.bounds = L.bounds();
-        D.strideA = int(L.stride[L.dominant]);
-        D.stride0 = int(L.stride[L.lateral0]);
-        D.stride1 = int(L.stride[L.lateral1]);
-        D.rect0Lo = p.rect0Lo;
-        D.rect1Lo = p.rect1Lo;
-        D.rectW0 = p.rect0Hi - p.rect0Lo + 1;
-        D.rectW1 = p.rect1Hi - p.rect1Lo + 1;
-        D.tiles0 = (D.rectW0 + pc::kLinesX - 1) / pc::kLinesX;
-        D.blockBegin = blocks;
-        D.boxALo = ts.lo[L.dominant];
-        D.boxAHi = ts.hi[L.dominant];
-        D.box0Lo = ts.lo[L.lateral0];
-        D.box0Hi = ts.hi[L.lateral0];
-        D.box1Lo = ts.lo[L.lateral1];
-        D.box1Hi = ts.hi[L.lateral1];
-        D.amp0 = float(band.A * cd.weight / 10.0);
-        D.mu0 = float(band.a / 10.0);
-        D.amp1 = float(band.B * cd.weight / 10.0);
-        D.mu1 = float(band.b / 10.0);
-        D.doseScale = float(beam.gyPerRawDose / (L.sliceChordMm / 10.0));
-        D.crossCm2 = float(L.crossSectionMm2 / 100.0);
-        D.slotBase = slotBase;
-        D.nBase = p.nBase;
-        D.area =
-            (p.hi[L.lateral0] - p.lo[L.lateral0] + 1) * (p.hi[L.lateral1] - p.lo[L.lateral1] + 1);
-        D.lat0Lo = p.lo[L.lateral0];
-        D.lat1Lo = p.lo[L.lateral1];
-        D.ext0 = p.hi[L.lateral0] - p.lo[L.lateral0] + 1;
-        lines.push_back(D);
-        if (atomicFree) {
-          pc::GatherDirection G{};
-          G.A = L.dominant;
-          G.L0 = L.lateral0;
-          G.L1 = L.lateral1;
-          for (int c = 0; c < 3; ++c) G.lo[c] = p.lo[c], G.hi[c] = p.hi[c];
-          G.sliceBase = int(sliceTable.size());
-          G.nBase = D.nBase;
-          G.area = D.area;
-          G.ext0 = D.ext0;
-          G.slotBase = slotBase;
-          gathers.push_back(G);
-          sliceTable.insert(sliceTable.end(), p.slices.begin(), p.slices.end());
-        }
-        blocks += p.blocks();
-        slotBase += slotElems;
-        ++next;
-      }
+      const TransportBatch batch =
+          nextTransportBatch(r, beam, plans, order, next, ts, atomicFree, slotBudget);
+      const std::vector<pc::LineDirection>& lines = batch.lines;
+      const std::vector<pc::GatherDirection>& gathers = batch.gathers;
+      const std::vector<pc::SliceEntry>& sliceTable = batch.sliceTable;
+      const int blocks = batch.blocks;
+      const long long slotBase = batch.slotBase;
       ensure(W.partials, std::size_t(blocks));
       if (atomicFree) {
         ensure(W.slices, sliceTable.size());
@@ -428,28 +297,28 @@ void computeCuda(const ResolvedRequest& r, PhotonDoseResult& result, const JobCo
         slotBytesMax = std::max(slotBytesMax, 4.0 * double(slotBase));
         // The zero fill: entries that no line writes (lines that never start, segments before
         // a line's first TERMA > 0) are summed as zeros by the gather.
-        tFill.begin(s);
+        T.tFill.begin(s);
         PENUMBRA_CUDA_CHECK(
             cudaMemsetAsync(W.slots.get(), 0, std::size_t(slotBase) * sizeof(float), s));
-        tFill.end(s);
-        fillBytes += 4.0 * double(slotBase);
+        T.tFill.end(s);
+        T.fillBytes += 4.0 * double(slotBase);
         PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(W.slices.get(), sliceTable.data(),
                                             sliceTable.size() * sizeof(pc::SliceEntry),
                                             cudaMemcpyHostToDevice, s));
         pc::uploadGatherDirections(gathers.data(), int(gathers.size()), s);
       }
       pc::uploadLineDirections(lines.data(), int(lines.size()), s);
-      tTransport.begin(s);
+      T.tTransport.begin(s);
       pc::launchTransport(variant, atomicFree,
                           {W.density.get(), W.terma.get(), W.dose.get(), W.slots.get(),
                            W.partials.get(), int(lines.size()), blocks},
-                          s, stTransport);
-      tTransport.end(s);
+                          s, T.stTransport);
+      T.tTransport.end(s);
       const int stat = statsUsed++;
       transportStats.push_back(stat);
-      tReduce.begin(s);
-      pc::launchReducePartials(W.partials.get(), blocks, W.stats.get() + stat, s, stReduce);
-      tReduce.end(s);
+      T.tReduce.begin(s);
+      pc::launchReducePartials(W.partials.get(), blocks, W.stats.get() + stat, s, T.stReduce);
+      T.tReduce.end(s);
       if (atomicFree) {
         pc::GatherLaunch ga{};
         ga.slots = W.slots.get();
@@ -459,11 +328,11 @@ void computeCuda(const ResolvedRequest& r, PhotonDoseResult& result, const JobCo
         ga.nVoxels = (long long)n;
         ga.directions = int(gathers.size());
         ga.first = !doseWritten;
-        tGather.begin(s);
-        pc::launchGather(ga, s, stGather);
-        tGather.end(s);
+        T.tGather.begin(s);
+        pc::launchGather(ga, s, T.stGather);
+        T.tGather.end(s);
         doseWritten = true;
-        stGather.bytes += 8.0 * double(n);  // dose in and out (+ the slots, below)
+        T.stGather.bytes += 8.0 * double(n);  // dose in and out (+ the slots, below)
       }
       directionLaunches += 1;
       job.checkCancel();
@@ -480,16 +349,16 @@ void computeCuda(const ResolvedRequest& r, PhotonDoseResult& result, const JobCo
   const auto tWait = std::chrono::steady_clock::now();
   HostOutput out = output.get();
   const double waitMs = msSince(tWait);
-  tDownload.begin(s);
+  T.tDownload.begin(s);
   PENUMBRA_CUDA_CHECK(
       cudaMemcpyAsync(out.data.data(), W.dose.get(), n * sizeof(float), cudaMemcpyDeviceToHost, s));
-  tDownload.end(s);
+  T.tDownload.end(s);
   std::vector<pc::Partial> stats(static_cast<std::size_t>(statsUsed));
   if (statsUsed)
     PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(stats.data(), W.stats.get(),
                                         stats.size() * sizeof(pc::Partial), cudaMemcpyDeviceToHost,
                                         s));
-  PENUMBRA_CUDA_CHECK(cudaEventRecord(tStop.e, s));
+  PENUMBRA_CUDA_CHECK(cudaEventRecord(T.tStop.e, s));
   PENUMBRA_CUDA_CHECK(cudaStreamSynchronize(s));
   const bool outputLocked = out.registered;
   const auto tUnlock = std::chrono::steady_clock::now();
@@ -511,58 +380,15 @@ void computeCuda(const ResolvedRequest& r, PhotonDoseResult& result, const JobCo
   result.voxelDirectionSteps += segments;
   // Traffic model of the transport: density and TERMA read, dose (atomic) or slot written per
   // segment; the gather reads what the transport wrote.
-  stTransport.bytes = 12.0 * double(segments);
-  if (atomicFree) stGather.bytes += fillBytes;  // every slot entry is read once
+  T.stTransport.bytes = 12.0 * double(segments);
+  if (atomicFree) T.stGather.bytes += T.fillBytes;  // every slot entry is read once
   if (req.params.keepTerma) {
     result.terma = Volume<float>(g);
     for (std::size_t v = 0; v < n; ++v) result.terma.data[v] = float(termaSum[v]);
   }
 
-  result.device = penumbra::cuda::currentDeviceName();
-  const std::string& device = result.device;
-  const std::string dda = toString(variant);
-  const std::string deposit = atomicFree ? "atomic-free" : "atomic";
-  if (tTerma.launches())
-    result.profiles.push_back(
-        launchProfile("terma_dda", dda, stTerma, tTerma.totalMs(), tTerma.launches(), device));
-  if (tTransport.launches())
-    result.profiles.push_back(launchProfile("cccs_transport", dda + " " + deposit, stTransport,
-                                            tTransport.totalMs(), tTransport.launches(), device));
-  if (tGather.launches())
-    result.profiles.push_back(launchProfile("cccs_slot_gather", "fixed-order", stGather,
-                                            tGather.totalMs(), tGather.launches(), device));
-  if (tUpload.launches()) {
-    pc::KernelStats copy;
-    copy.bytes = double(n) * (ctOnGpu ? 2.0 : 4.0);
-    result.profiles.push_back(
-        launchProfile("density_upload", uploadHow, copy, tUpload.totalMs(), 1, device));
-  }
-  {
-    pc::KernelStats copy;
-    copy.bytes = 4.0 * double(n);
-    result.profiles.push_back(launchProfile(
-        "dose_download",
-        outputLocked ? "DMA into the result (page-locked)" : "pageable memcpy into the result",
-        copy, tDownload.totalMs(), 1, device));
-  }
-  if (tFill.launches()) {
-    pc::KernelStats fill;
-    fill.bytes = fillBytes;
-    result.profiles.push_back(launchProfile("slot_zero_fill", "cudaMemsetAsync", fill,
-                                            tFill.totalMs(), tFill.launches(), device));
-  }
-  if (tReduce.launches())
-    result.profiles.push_back(launchProfile("partial_sums", "fixed-order", stReduce,
-                                            tReduce.totalMs(), tReduce.launches(), device));
-  {
-    float ms = 0;
-    PENUMBRA_CUDA_CHECK(cudaEventElapsedTime(&ms, tStart.e, tStop.e));
-    pc::KernelStats none;
-    KernelProfile p =
-        launchProfile("cccs_device_total", dda + " " + deposit, none, double(ms), 1, device);
-    p.bytes = (tUpload.launches() ? double(n) * (ctOnGpu ? 2.0 : 4.0) : 0.0) + 4.0 * double(n);
-    result.profiles.push_back(p);
-  }
+  appendRunProfiles(result, T, toString(variant), atomicFree ? "atomic-free" : "atomic", n,
+                    ctOnGpu, outputLocked);
   result.profiles.push_back(
       hostStageProfile("host_output", "wait for the result's memory + unlock it", waitMs + unlockMs));
   if (atomicFree)
