@@ -65,8 +65,8 @@ struct Session {
   std::vector<std::string> kinds;  ///< in script order
   std::map<std::string, std::vector<double>> ms;
   std::map<std::string, std::vector<double>> kernelMs;  ///< CUDA: kernel time of each edit
-  /// CUDA: the engine's host stages and device span of each edit (profiles named host_* and
-  /// *_device_total), to see where an edit's time goes besides the kernels.
+  /// CUDA: every profile the engine reports per edit (kernels, copies, host stages, device
+  /// span), to see where an edit's time goes.
   std::map<std::string, std::vector<double>> stageMs;
   std::string cacheNote;  ///< what the cache served, summed over the session
 };
@@ -296,10 +296,7 @@ void photonSessions(int cpuEdits, bool gpu, std::vector<BenchRow>& rows) {
       s.ms[kind].push_back(ms);
       if (res.backend == Backend::Cuda) {
         s.kernelMs[kind].push_back(kernelSum(res.profiles));
-        for (const KernelProfile& p : res.profiles)
-          if (p.kernel.rfind("host_", 0) == 0 || p.kernel == "cccs_device_total" ||
-              p.kernel == "dose_download")
-            s.stageMs[p.kernel].push_back(p.medianMs);
+        for (const KernelProfile& p : res.profiles) s.stageMs[p.kernel].push_back(p.medianMs);
       }
       cached += res.densityCached ? 1 : 0;
     }
