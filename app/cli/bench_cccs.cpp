@@ -23,7 +23,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <map>
@@ -170,12 +169,6 @@ Runs timeRuns(const PhotonDoseRequest& req, int reps, const std::string& variant
   fill(out.total, totalName, totals);
   fill(out.kernels, "cccs_kernels_sum", sums);
   return out;
-}
-
-std::string fmt(const char* f, double v) {
-  char b[96];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
 }
 
 double maxDiffPct(const Volume<float>& a, const Volume<float>& ref) {

@@ -10,7 +10,6 @@
 // (median); CPU: one run (its memory peak is ~14 B per entry, ~25 GB here: 28 s for the same
 // case at 2 mm, 2.0e8 entries, on 2 busy cores of the development machine).
 #include <algorithm>
-#include <cstdio>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -27,12 +26,6 @@ namespace penumbra::cli {
 namespace {
 
 using namespace penumbra::proton;
-
-std::string fmt(const char* f, double v) {
-  char b[96];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
-}
 
 /// Profiles of `reps` runs, keyed by kernel/variant, with median and min over the runs.
 struct Timed {

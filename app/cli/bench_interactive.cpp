@@ -21,7 +21,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
-#include <cstdio>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -43,12 +42,6 @@ constexpr int kGpuEdits = 100;
 
 double msSince(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
-
-std::string fmt(const char* f, double v) {
-  char b[96];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
 }
 
 /// Nearest-rank percentile (q in (0, 1]) of a non-empty list.

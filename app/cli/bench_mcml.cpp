@@ -15,7 +15,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -67,12 +66,6 @@ McmlConfig skinConfig(std::uint64_t packets, TallyMethod t, Backend b) {
   c.backend = b;
   c.batches = 10;
   return c;
-}
-
-std::string fmt(const char* f, double v) {
-  char b[96];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
 }
 
 double relL1(const std::vector<double>& a, const std::vector<double>& b) {

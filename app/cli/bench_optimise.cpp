@@ -64,12 +64,6 @@ DemoProblem demoProblem() {
   return p;
 }
 
-std::string fmt(const char* f, double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
-}
-
 }  // namespace
 
 std::vector<BenchRow> benchOptimiseHeadNeck(int reps);  // bench_optimise_hn.cpp

@@ -21,7 +21,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -101,12 +100,6 @@ Runs timeRuns(ProtonDoseRequest req, int reps, const std::string& variant, Mode 
   out.total.medianMs = medianOf(totals);
   out.total.minMs = *std::min_element(totals.begin(), totals.end());
   return out;
-}
-
-std::string fmt(const char* f, double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
 }
 
 /// Time of a stage per call: its median over the calls that ran it, times the share of calls

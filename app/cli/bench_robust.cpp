@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <iostream>
 
 #include "bench_table.hpp"
@@ -29,12 +28,6 @@ namespace penumbra::cli {
 std::vector<BenchRow> benchRobustOptimise(int reps);
 
 namespace {
-
-std::string fmt(const char* f, double v) {
-  char b[96];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
-}
 
 /// Nominal and worst D95 of the first target, and the worst's scenario, as text.
 std::string targetD95(const robust::RobustnessResult& r) {

@@ -14,7 +14,6 @@
 // Not registered in cmd_bench.cpp here: `bench robust` (the evaluation's suite) takes it.
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <iostream>
 #include <memory>
 
@@ -65,12 +64,6 @@ HnProblem hnProblem(double h, Backend backend) {
       {optimise::targetObjective("Target", p.target, rx, 1.0, 0.97 * rx, 20.0, 1.04 * rx, 20.0),
        optimise::organAtRiskObjective("Body-Target", body, 0.8 * rx, 1.0)});
   return p;
-}
-
-std::string fmt(const char* f, double v) {
-  char b[96];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
 }
 
 /// The worst (lowest) target D95 over the scenarios and the scenario's name.

@@ -95,12 +95,6 @@ HalfCsr buildCase(const std::string& name) {
   PENUMBRA_THROW(InvalidArgument, "bench spmv: unknown case '" + name + "'");
 }
 
-std::string fmt(const char* f, double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
-}
-
 std::string describeMatrix(const HalfCsr& m) {
   std::int64_t empty = 0, longest = 0;
   for (std::int64_t r = 0; r < m.rows; ++r) {

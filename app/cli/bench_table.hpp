@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/device.hpp"
+#include "core/format.hpp"
 #include "core/kernel_profile.hpp"
 
 namespace penumbra::cli {
@@ -32,6 +33,10 @@ struct BenchRow {
 /// Sets peakBandwidthGBs of every CUDA row that has a traffic model to the bandwidth measured
 /// in this run (so "% of peak" is against this GPU's measured limit, not a datasheet).
 void applyMeasuredPeak(std::vector<BenchRow>& rows, double peakGBs);
+
+/// One number through a printf format ("%.2f ms", ", occupancy %.0f %%"): the benches' short
+/// name for penumbra::formatNumber, which nearly every rate and note they write goes through.
+inline std::string fmt(const char* format, double v) { return formatNumber(format, v); }
 
 void printBenchTable(const std::vector<BenchRow>& rows);
 std::string benchRowsToJson(const std::vector<BenchRow>& rows, const std::string& date);

@@ -4,7 +4,6 @@
 #include <charconv>
 #include <climits>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <optional>
@@ -52,12 +51,6 @@ bool takeFlag(Args& args, const std::string& name) {
 std::string dataDir() {
   if (const char* env = std::getenv("PENUMBRA_TEST_DATA"); env && *env) return env;
   return std::string(PENUMBRA_SOURCE_DIR) + "/../shared/data";
-}
-
-std::string formatG(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
 }
 
 double parseOptionNumber(const std::string& text, const std::string& option) {

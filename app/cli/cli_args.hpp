@@ -24,8 +24,6 @@ std::string dataDir();
 /// The value `text` of `option` as a number: all of it, finite. Throws InvalidArgument naming
 /// the option: "--gantry: expected a number, got 'abc'".
 double parseOptionNumber(const std::string& text, const std::string& option);
-/// A number as printf's %g writes it ("3.5", "1e+06"): how the CLI echoes values in messages.
-std::string formatG(double v);
 /// The value `text` of `option` as an integer (a number without a fraction, in int's range).
 /// Throws InvalidArgument naming the option: "--threads: expected an integer, got '2.5'".
 int parseOptionInteger(const std::string& text, const std::string& option);

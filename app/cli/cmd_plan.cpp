@@ -12,6 +12,7 @@
 
 #include "case/case_file.hpp"
 #include "core/error.hpp"
+#include "core/format.hpp"
 #include "dicom/dicom_import.hpp"
 #include "proton/physics/bragg_kleeman.hpp"
 #include "proton/spot_generation.hpp"
@@ -21,12 +22,6 @@ namespace penumbra::cli {
 
 #if defined(PENUMBRA_HAVE_DICOM) && defined(PENUMBRA_HAVE_CASE_FILES)
 namespace {
-
-std::string g(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
 
 /// "0,90,180": each item a whole, finite number (parseOptionNumber names the option).
 std::vector<double> parseList(const std::string& text, const std::string& option) {
@@ -80,15 +75,16 @@ int cmdPlan(Args args) {
   // The case file's own limits (io/case/case_file.hpp), so that the plan written reopens.
   const double dpf = c.prescription.dosePerFractionGy, grid = c.engine.doseGridSpacingMm;
   PENUMBRA_REQUIRE(dpf > 0 && dpf <= io::kMaxDosePerFractionGy, InvalidArgument,
-                   "--dose-per-fraction: " + g(dpf) + " Gy is outside (0, " +
-                       g(io::kMaxDosePerFractionGy) + "] Gy");
+                   "--dose-per-fraction: " + formatG(dpf) + " Gy is outside (0, " +
+                       formatG(io::kMaxDosePerFractionGy) + "] Gy");
   PENUMBRA_REQUIRE(
       c.prescription.fractions >= 1, InvalidArgument,
       "--fractions: must be at least 1, got " + std::to_string(c.prescription.fractions));
   PENUMBRA_REQUIRE(grid == 0 || (grid >= kMinDoseGridSpacingMm && grid <= kMaxDoseGridSpacingMm),
                    InvalidArgument,
-                   "--dose-grid: " + g(grid) + " mm is outside [" + g(kMinDoseGridSpacingMm) +
-                       ", " + g(kMaxDoseGridSpacingMm) + "] mm (0: the CT grid)");
+                   "--dose-grid: " + formatG(grid) + " mm is outside [" +
+                       formatG(kMinDoseGridSpacingMm) + ", " + formatG(kMaxDoseGridSpacingMm) +
+                       "] mm (0: the CT grid)");
   o.pattern = pattern == "hex" ? proton::SpotGridPattern::Hexagonal : proton::SpotGridPattern::Square;
   o.weighting = weights == "uniform" ? proton::SpotWeighting::Uniform
                                      : proton::SpotWeighting::DepthWeighted;

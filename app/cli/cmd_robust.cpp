@@ -12,6 +12,7 @@
 #include "cli_args.hpp"
 #include "cli_commands.hpp"
 #include "core/error.hpp"
+#include "core/format.hpp"
 #include "core/kernel_profile.hpp"
 #include "file/atomic_file.hpp"
 #include "image/metaimage_writer.hpp"

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/format.hpp"
 #include "report/compare_colours.hpp"
 
 namespace penumbra::cli {
@@ -18,12 +19,6 @@ using namespace io::pdf;
 constexpr int kBars = 40;  // as the GUI's histogram (gui/compare/gamma_histogram.hpp)
 
 Colour colour(const io::Rgb& c) { return {c[0], c[1], c[2]}; }
-
-std::string fmt(const char* format, double v) {
-  char b[48];
-  std::snprintf(b, sizeof b, format, v);
-  return b;
-}
 
 /// A round axis maximum at or above `v` (1, 2 or 5 times a power of ten) and its tick step.
 std::pair<double, double> niceAxis(double v) {
@@ -80,7 +75,7 @@ void drawGammaHistogram(ReportFlow& flow, const compare::CompareResult& r, doubl
   auto Y = [&](double pct) { return y0 + (y1 - y0) * pct / yMax; };
   for (double t = 0; t <= yMax * (1 + 1e-9); t += yStep) {  // grid lines and y labels
     page.line(x0, Y(t), x1, Y(t), 0.3, t == 0 ? kRuleGrey : Colour{0.85, 0.85, 0.85});
-    const std::string label = fmt("%g", t);
+    const std::string label = formatG(t);
     page.text(x0 - 4 - textWidth(Font::Helvetica, 7.5, label), Y(t) - 2.5, Font::Helvetica, 7.5,
               label, kTextGrey);
   }
@@ -97,7 +92,7 @@ void drawGammaHistogram(ReportFlow& flow, const compare::CompareResult& r, doubl
   const double tick = cap <= 4 ? 0.5 : 1.0;
   for (double g = 0; g <= cap + 1e-9; g += tick) {  // x axis
     page.line(X(g), y0, X(g), y0 - 3, 0.5, kRuleGrey);
-    const std::string label = fmt("%.1f", g);
+    const std::string label = formatNumber("%.1f", g);
     page.text(X(g) - textWidth(Font::Helvetica, 7.5, label) / 2, y0 - 11, Font::Helvetica, 7.5,
               label, kTextGrey);
   }
@@ -245,7 +240,7 @@ void drawGammaSlices(Document& doc, ReportFlow& flow, const compare::CompareResu
   };
   label(0, "0", Font::Helvetica);
   label(1, "1", Font::HelveticaBold);
-  label(cap, fmt("%g", cap) + " (cap)", Font::Helvetica);
+  label(cap, formatG(cap) + " (cap)", Font::Helvetica);
   page.text(bx + 15, by + bh * 0.5 / cap - 2.5, Font::Helvetica, 6.5, "pass", kTextGrey);
   page.text(bx + 15, by + bh * (1 + cap) / (2 * cap) - 2.5, Font::Helvetica, 6.5, "fail",
             kTextGrey);

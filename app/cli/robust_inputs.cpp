@@ -1,6 +1,5 @@
 // Inputs of `penumbra-cli robust` and `bench robust` (robust_inputs.hpp): built-in phantoms with
 // geometric masks, and case files with their structures resampled onto the dose grid.
-#include "cli_args.hpp"
 #include "robust_inputs.hpp"
 
 #include <algorithm>
@@ -10,7 +9,9 @@
 #include <functional>
 #include <memory>
 
+#include "cli_args.hpp"
 #include "core/error.hpp"
+#include "core/format.hpp"
 #include "proton/proton_phantoms.hpp"
 
 #if defined(PENUMBRA_HAVE_DICOM) && defined(PENUMBRA_HAVE_CASE_FILES)

@@ -3,6 +3,7 @@
 
 #include "cli_args.hpp"
 #include "core/error.hpp"
+#include "core/format.hpp"
 
 namespace penumbra::cli {
 

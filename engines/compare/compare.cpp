@@ -10,6 +10,7 @@
 
 #include "compare/compare_internal.hpp"
 #include "core/error.hpp"
+#include "core/format.hpp"
 #include "core/host_memory.hpp"
 #include "core/parallel_for.hpp"
 
@@ -26,12 +27,6 @@ const char* toString(Normalisation n) {
 
 namespace {
 
-std::string num(double v) {
-  char b[48];
-  std::snprintf(b, sizeof b, "%g", v);
-  return b;
-}
-
 [[noreturn]] void invalid(const std::string& what) {
   throw Error(ErrorCode::InvalidArgument, "dose comparison: " + what);
 }
@@ -39,26 +34,27 @@ std::string num(double v) {
 void checkCriteria(const GammaCriteria& c) {
   auto finite = [](double v) { return std::isfinite(v); };
   if (!finite(c.dosePercent) || c.dosePercent <= 0 || c.dosePercent > 100)
-    invalid("dose criterion " + num(c.dosePercent) + " % must be in (0, 100]");
+    invalid("dose criterion " + formatG(c.dosePercent) + " % must be in (0, 100]");
   if (!finite(c.distanceMm) || c.distanceMm <= 0 || c.distanceMm > 100)
-    invalid("distance criterion " + num(c.distanceMm) + " mm must be in (0, 100] mm");
+    invalid("distance criterion " + formatG(c.distanceMm) + " mm must be in (0, 100] mm");
   if (!finite(c.cutoffPercent) || c.cutoffPercent < 0 || c.cutoffPercent >= 100)
-    invalid("low-dose cut-off " + num(c.cutoffPercent) + " % must be in [0, 100)");
+    invalid("low-dose cut-off " + formatG(c.cutoffPercent) + " % must be in [0, 100)");
   if (c.local && c.cutoffPercent <= 0)
     invalid("a local gamma needs a low-dose cut-off above 0 % (its dose criterion is a "
             "percentage of each point's dose, which is 0 somewhere)");
   if (!finite(c.gammaCap) || c.gammaCap <= 1 || c.gammaCap > 100)
-    invalid("gamma cap " + num(c.gammaCap) + " must be in (1, 100]");
+    invalid("gamma cap " + formatG(c.gammaCap) + " must be in (1, 100]");
   if (!finite(c.maxSearchMm) || c.maxSearchMm < 0)
-    invalid("maximum search distance " + num(c.maxSearchMm) + " mm must be 0 (automatic) or positive");
+    invalid("maximum search distance " + formatG(c.maxSearchMm) +
+            " mm must be 0 (automatic) or positive");
   if (c.maxSearchMm > 0 && c.maxSearchMm < 1e-3)
-    invalid("maximum search distance " + num(c.maxSearchMm) + " mm is below 0.001 mm");
+    invalid("maximum search distance " + formatG(c.maxSearchMm) + " mm is below 0.001 mm");
   if (!finite(c.tolerance) || c.tolerance < 1e-6 || c.tolerance > 0.1)
-    invalid("gamma tolerance " + num(c.tolerance) + " must be in [1e-6, 0.1]");
+    invalid("gamma tolerance " + formatG(c.tolerance) + " must be in [1e-6, 0.1]");
   if (c.normalisation != Normalisation::ReferenceMax &&
       (!finite(c.normalisationGy) || c.normalisationGy <= 0))
-    invalid(std::string("the ") + toString(c.normalisation) + " dose " + num(c.normalisationGy) +
-            " Gy must be positive");
+    invalid(std::string("the ") + toString(c.normalisation) + " dose " +
+            formatG(c.normalisationGy) + " Gy must be positive");
 }
 
 void checkGrid(const Volume<float>* v, const char* which) {
@@ -67,7 +63,7 @@ void checkGrid(const Volume<float>* v, const char* which) {
   const Grid& g = v->grid;
   for (int a = 0; a < 3; ++a)
     if (!(std::isfinite(g.spacing[a]) && g.spacing[a] > 0))
-      invalid(std::string("the ") + which + " dose's voxel spacing " + num(g.spacing[a]) +
+      invalid(std::string("the ") + which + " dose's voxel spacing " + formatG(g.spacing[a]) +
               " mm (axis " + std::to_string(a) + ") is not positive");
   if (!g.isOrthonormal())
     invalid(std::string("the ") + which + " dose's grid directions are not orthonormal");
@@ -265,7 +261,7 @@ CompareResult compareDoses(const CompareRequest& r, const JobControl& job) {
   out.referenceMaxGy = facts.referenceMax;
   out.evaluatedMaxGy = facts.evaluatedMax;
   if (!(facts.referenceMax > 0))
-    invalid("the reference dose is zero everywhere (maximum " + num(facts.referenceMax) +
+    invalid("the reference dose is zero everywhere (maximum " + formatG(facts.referenceMax) +
             " Gy): there is nothing to normalise to");
   const GammaCriteria& c = r.criteria;
   out.normalisationGy =

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "core/error.hpp"
+#include "core/format.hpp"
 #include "core/host_memory.hpp"
 #include "mcml/mcml_transport.hpp"
 
@@ -25,12 +26,6 @@ constexpr MethodName kNames[] = {
     {TallyMethod::WarpAggregatedDouble, "warp-double"}, {TallyMethod::KahanFloatPair, "kahan"},
     {TallyMethod::FixedPoint64, "fixed64"},       {TallyMethod::SharedBuffer, "shared"},
     {TallyMethod::RegisterCache, "register"},     {TallyMethod::SharedRegister, "shared-register"}};
-
-std::string fmtG(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
 
 unsigned cpuThreads(const McmlConfig& c) {
   return c.cpuThreads > 0 ? unsigned(c.cpuThreads)
@@ -103,17 +98,17 @@ void validate(const LayeredMedium& m, const McmlConfig& c) {
   PENUMBRA_REQUIRE(
       m.nAbove >= 1 && m.nBelow >= 1 && std::isfinite(m.nAbove) && std::isfinite(m.nBelow),
       InvalidArgument,
-      "ambient refractive indices must be >= 1 (above " + fmtG(m.nAbove) + ", below " +
-          fmtG(m.nBelow) + ")");
+      "ambient refractive indices must be >= 1 (above " + formatG(m.nAbove) + ", below " +
+          formatG(m.nBelow) + ")");
   for (std::size_t i = 0; i < m.layers.size(); ++i) {
     const Layer& l = m.layers[i];
     const std::string at = "layer " + std::to_string(i + 1) + ": ";
     PENUMBRA_REQUIRE(l.n >= 1 && std::isfinite(l.n), InvalidArgument,
-                     at + "refractive index " + fmtG(l.n) + " is below 1");
+                     at + "refractive index " + formatG(l.n) + " is below 1");
     PENUMBRA_REQUIRE(l.mua >= 0 && l.mus >= 0, InvalidArgument, at + "mua and mus must be >= 0");
     PENUMBRA_REQUIRE(l.g > -1 && l.g < 1, InvalidArgument, at + "g must lie in (-1, 1)");
     PENUMBRA_REQUIRE(l.d > 0 && std::isfinite(l.d), InvalidArgument,
-                     at + "thickness " + fmtG(l.d) + " cm must be finite and positive");
+                     at + "thickness " + formatG(l.d) + " cm must be finite and positive");
     PENUMBRA_REQUIRE(std::isfinite(l.mua) && std::isfinite(l.mus), InvalidArgument,
                      at + "mua and mus must be finite");
   }

@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/format.hpp"
 #include "core/parallel_for.hpp"
 #include "core/resource_dir.hpp"
 #include "photon/photon_backend.hpp"
@@ -39,12 +40,6 @@ std::size_t physicalMemoryBytes() {
 }
 
 bool finite(double x) { return std::isfinite(x); }
-
-std::string fmtG(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
 
 /// Trilinear sample of a volume at continuous index q; clamped to the edge voxels within the
 /// volume's box [-0.5, dims - 0.5], `outside` beyond it.
@@ -124,8 +119,8 @@ void validate(const PhotonDoseRequest& r) {
     PENUMBRA_REQUIRE(finite(b.isocenter.x) && finite(b.isocenter.y) && finite(b.isocenter.z),
                      InvalidArgument, name + "has a non-finite isocentre");
     PENUMBRA_REQUIRE(b.sadMm >= kMinSadMm && b.sadMm <= kMaxSadMm, InvalidArgument,
-                     name + "has source-axis distance " + fmtG(b.sadMm) + " mm outside [" +
-                         fmtG(kMinSadMm) + ", " + fmtG(kMaxSadMm) + "] mm");
+                     name + "has source-axis distance " + formatG(b.sadMm) + " mm outside [" +
+                         formatG(kMinSadMm) + ", " + formatG(kMaxSadMm) + "] mm");
     PENUMBRA_REQUIRE(finite(b.x1Mm) && finite(b.x2Mm) && finite(b.y1Mm) && finite(b.y2Mm),
                      InvalidArgument, name + "has non-finite jaw positions");
     PENUMBRA_REQUIRE(b.x1Mm < b.x2Mm && b.y1Mm < b.y2Mm, InvalidArgument,
@@ -135,8 +130,8 @@ void validate(const PhotonDoseRequest& r) {
     PENUMBRA_REQUIRE(b.x2Mm - b.x1Mm <= 1000 && b.y2Mm - b.y1Mm <= 1000, InvalidArgument,
                      name + "has a field wider than 100 cm at the isocentre");
     PENUMBRA_REQUIRE(b.monitorUnits >= 0 && b.monitorUnits <= kMaxMonitorUnits, InvalidArgument,
-                     name + "has monitor units " + fmtG(b.monitorUnits) + " outside [0, " +
-                         fmtG(kMaxMonitorUnits) + "]");
+                     name + "has monitor units " + formatG(b.monitorUnits) + " outside [0, " +
+                         formatG(kMaxMonitorUnits) + "]");
     for (const auto& poly : b.aperture) {
       PENUMBRA_REQUIRE(poly.size() >= 3, InvalidArgument,
                        name + "has an aperture polygon with fewer than 3 vertices");

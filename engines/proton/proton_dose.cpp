@@ -14,13 +14,14 @@
 
 #include "core/cpu_stage.hpp"
 #include "core/error.hpp"
+#include "core/format.hpp"
 #include "core/parallel_for.hpp"
-#include "spmv/half_float.hpp"
 #include "proton/physics/bragg_kleeman.hpp"
 #include "proton/prepare_cache.hpp"
 #include "proton/proton_backend.hpp"
 #include "proton/proton_gpu_cache.hpp"
 #include "raytrace/raytrace.hpp"
+#include "spmv/half_float.hpp"
 
 namespace penumbra::proton {
 
@@ -35,13 +36,6 @@ Grid resolveDoseGrid(const ProtonDoseRequest& r) {
 std::shared_ptr<const ProtonMachine> resolveMachine(const ProtonDoseRequest& r) {
   return r.machine ? r.machine : ProtonMachine::generic();
 }
-
-std::string fmtG(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
-
 
 std::size_t physicalMemoryBytes() {
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
@@ -92,8 +86,8 @@ void validate(const ProtonDoseRequest& r) {
     PENUMBRA_REQUIRE(vsad >= kMinVirtualSourceDistanceMm && vsad <= kMaxVirtualSourceDistanceMm,
                      InvalidArgument,
                      "proton dose: beam '" + b.name + "' has virtual source distance " +
-                         fmtG(vsad) + " mm outside [" + fmtG(kMinVirtualSourceDistanceMm) + ", " +
-                         fmtG(kMaxVirtualSourceDistanceMm) + "] mm");
+                         formatG(vsad) + " mm outside [" + formatG(kMinVirtualSourceDistanceMm) +
+                         ", " + formatG(kMaxVirtualSourceDistanceMm) + "] mm");
     (void)makeBeamFrame(b);
     for (const EnergyLayer& l : b.layers) {
       PENUMBRA_REQUIRE(l.energyMeV >= machine->beamModel().minEnergyMeV() &&
@@ -106,8 +100,9 @@ void validate(const ProtonDoseRequest& r) {
             std::isfinite(s.x) && std::isfinite(s.y), InvalidArgument,
             "proton dose: beam '" + b.name + "' has a spot with a non-finite position");
         PENUMBRA_REQUIRE(s.weight >= 0 && s.weight <= kMaxSpotWeight, InvalidArgument,
-                         "proton dose: beam '" + b.name + "' has spot weight " + fmtG(s.weight) +
-                             " outside [0, " + fmtG(kMaxSpotWeight) + "] (units of 1e9 protons)");
+                         "proton dose: beam '" + b.name + "' has spot weight " + formatG(s.weight) +
+                             " outside [0, " + formatG(kMaxSpotWeight) +
+                             "] (units of 1e9 protons)");
       }
     }
   }

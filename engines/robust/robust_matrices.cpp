@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <map>
 #include <string>
 
 #include "core/error.hpp"
+#include "core/format.hpp"
 #include "core/host_memory.hpp"
 
 namespace penumbra::robust {
@@ -69,12 +69,6 @@ void computeBytes(ScenarioMatrixEstimate& e, const spmv::SpmvOptions& spmvOption
 
 std::string gib(double bytes) { return formatBytes(bytes); }
 
-std::string fmt(const char* f, double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
-}
-
 /// The progress of one scenario's build mapped onto the whole set.
 class ScenarioProgress : public ProgressSink {
  public:
@@ -96,8 +90,8 @@ class ScenarioProgress : public ProgressSink {
 std::string ScenarioMatrixEstimate::describe() const {
   std::string s = std::to_string(scenarios) + " scenario matrices of " + std::to_string(rows) +
                   " voxels x " + std::to_string(cols) + " spots (" +
-                  fmt("%.3g", entriesPerScenario) + " entries each, dose grid " +
-                  fmt("%.3g", doseSpacingMm) + " mm): host " + gib(hostBytes) + " of " +
+                  formatNumber("%.3g", entriesPerScenario) + " entries each, dose grid " +
+                  formatNumber("%.3g", doseSpacingMm) + " mm): host " + gib(hostBytes) + " of " +
                   gib(hostLimitBytes) + " available";
   if (onDevice)
     s += ", GPU " + gib(deviceBytes) + " of " + gib(deviceLimitBytes) + " free on " + device;
@@ -178,14 +172,15 @@ void refuseIfTooBig(const ScenarioMatrixEstimate& e) {
   std::string m = std::to_string(e.scenarios) + " scenario matrices need " + gib(need) + " of " +
                   (hostOver ? "host memory, " + gib(limit) + " available"
                             : "GPU memory, " + gib(limit) + " free on " + e.device) +
-                  " (" + fmt("%.3g", e.entriesPerScenario) + " entries" +
+                  " (" + formatNumber("%.3g", e.entriesPerScenario) + " entries" +
                   (e.measured ? ", from the first matrix," : "") + " and " + gib(perScenario) +
-                  " per scenario at a " + fmt("%.3g", e.doseSpacingMm) + " mm dose grid): use ";
+                  " per scenario at a " + formatNumber("%.3g", e.doseSpacingMm) +
+                  " mm dose grid): use ";
   if (fit >= 1 && fit < double(e.scenarios))
-    m += "at most " + fmt("%.0f", fit) + " scenarios or ";
+    m += "at most " + formatNumber("%.0f", fit) + " scenarios or ";
   else
     m += "fewer scenarios or ";
-  m += "a dose grid of >= " + fmt("%.3g", std::max(coarser, e.doseSpacingMm + 0.5)) + " mm";
+  m += "a dose grid of >= " + formatNumber("%.3g mm", std::max(coarser, e.doseSpacingMm + 0.5));
   if (!hostOver) m += ", or the CPU for the products";
   PENUMBRA_THROW(OutOfMemory, m);
 }

@@ -5,13 +5,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <exception>
 #include <limits>
 #include <mutex>
 #include <thread>
 
 #include "core/error.hpp"
+#include "core/format.hpp"
 #include "core/parallel_for.hpp"
 
 namespace penumbra::robust::detail {
@@ -37,12 +37,6 @@ struct ChunkStat {
   float min = std::numeric_limits<float>::infinity();
   float max = -std::numeric_limits<float>::infinity();
 };
-
-std::string fmtG(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
 
 }  // namespace
 
@@ -241,9 +235,10 @@ void ScenarioReducer::add(int k, Volume<float>&& dose, const JobControl& job) {
     binWidth_ = m.requestedBinWidth > 0 ? m.requestedBinWidth : top > 0 ? top / 500 : 0.01;
     const double bins = std::ceil(top / binWidth_);
     PENUMBRA_REQUIRE(bins <= kMaxNominalBins, InvalidArgument,
-                     "robustness: DVH bin width " + fmtG(binWidth_) + " Gy makes " + fmtG(bins) +
-                         " bins below the nominal maximum of " + fmtG(top) + " Gy; at most " +
-                         fmtG(kMaxNominalBins) + " (use a wider bin or 0: automatic)");
+                     "robustness: DVH bin width " + formatG(binWidth_) + " Gy makes " +
+                         formatG(bins) + " bins below the nominal maximum of " + formatG(top) +
+                         " Gy; at most " + formatG(kMaxNominalBins) +
+                         " (use a wider bin or 0: automatic)");
     m.capBin = kBinHeadroom * int(bins) + 64;
     m.invWidth = float(1.0 / binWidth_);
     m.hist.assign(std::size_t(m.threads) * S, std::vector<std::uint32_t>(std::size_t(m.capBin) + 1, 0));
@@ -317,7 +312,7 @@ void ScenarioReducer::finish(RobustnessResult& out, const JobControl& job) {
   for (std::uint64_t c : m.clipped) clipped += c;
   if (clipped > 0)
     messages_.push_back(std::to_string(clipped) + " voxel doses above " +
-                        fmtG(binWidth_ * m.capBin) +
+                        formatG(binWidth_ * m.capBin) +
                         " Gy counted in the DVHs' last bin (their maxima are exact)");
 
   // Per structure: every scenario's curve on the structure's common length, statistics, band.

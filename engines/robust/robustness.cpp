@@ -8,7 +8,6 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
-#include <cstdio>
 #include <deque>
 #include <exception>
 #include <future>
@@ -19,6 +18,7 @@
 
 #include "core/cpu_stage.hpp"
 #include "core/error.hpp"
+#include "core/format.hpp"
 #include "core/host_memory.hpp"
 #include "core/parallel_for.hpp"
 #include "robust/robust_reduce.hpp"
@@ -26,12 +26,6 @@
 namespace penumbra::robust {
 
 namespace {
-
-std::string fmtG(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
 
 const Grid& inputGrid(const proton::ProtonDoseRequest& p) {
   return p.spr ? p.spr->grid : p.ct->grid;
@@ -175,11 +169,11 @@ void validate(const RobustnessRequest& request) {
   const Grid grid = doseGridOf(request.plan);
   PENUMBRA_REQUIRE(std::isfinite(request.binWidthGy), InvalidArgument,
                    "robustness: the DVH bin width is not finite");
-  PENUMBRA_REQUIRE(std::isfinite(request.doseScale) && request.doseScale > 0 &&
-                       request.doseScale <= 1e4,
-                   InvalidArgument,
-                   "robustness: dose scale " + fmtG(request.doseScale) +
-                       " is outside (0, 10000] (it multiplies every dose, e.g. by the fractions)");
+  PENUMBRA_REQUIRE(
+      std::isfinite(request.doseScale) && request.doseScale > 0 && request.doseScale <= 1e4,
+      InvalidArgument,
+      "robustness: dose scale " + formatG(request.doseScale) +
+          " is outside (0, 10000] (it multiplies every dose, e.g. by the fractions)");
   std::set<std::string> names;
   for (const Scenario& s : request.scenarios) {
     PENUMBRA_REQUIRE(!s.name.empty(), InvalidArgument, "robustness: a scenario has no name");
@@ -188,7 +182,7 @@ void validate(const RobustnessRequest& request) {
     PENUMBRA_REQUIRE(std::isfinite(s.rangeErrorPercent) && std::fabs(s.rangeErrorPercent) < 50,
                      InvalidArgument,
                      "robustness: scenario '" + s.name + "' has range error " +
-                         fmtG(s.rangeErrorPercent) + " % outside (-50, 50) %");
+                         formatG(s.rangeErrorPercent) + " % outside (-50, 50) %");
     PENUMBRA_REQUIRE(std::isfinite(s.shiftMm.x) && std::isfinite(s.shiftMm.y) &&
                          std::isfinite(s.shiftMm.z) && norm(s.shiftMm) <= 100,
                      InvalidArgument,

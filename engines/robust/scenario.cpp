@@ -7,6 +7,7 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "core/format.hpp"
 #include "core/parallel_for.hpp"
 #include "proton/prepare_cache.hpp"
 #include "proton/proton_backend.hpp"
@@ -14,12 +15,6 @@
 namespace penumbra::robust {
 
 namespace {
-
-std::string fmtG(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
 
 /// "+3.5" / "-3.5": the sign always written, so "range +3.5%" and "range -3.5%" read alike.
 std::string signedG(double v) {
@@ -57,8 +52,9 @@ std::vector<Shift> setupShifts(const ScenarioOptions& o) {
     const double z = 1.0 - 2.0 * (double(i) + 0.5) / double(n);
     const double rho = std::sqrt(std::max(0.0, 1.0 - z * z));
     const double phi = golden * double(i);
-    out.push_back({"shift " + fmtG(s) + " mm dir " + std::to_string(i + 1) + "/" + std::to_string(n),
-                   Vec3{s * rho * std::cos(phi), s * rho * std::sin(phi), s * z}});
+    out.push_back(
+        {"shift " + formatG(s) + " mm dir " + std::to_string(i + 1) + "/" + std::to_string(n),
+         Vec3{s * rho * std::cos(phi), s * rho * std::sin(phi), s * z}});
   }
   return out;
 }
@@ -69,12 +65,13 @@ std::vector<Scenario> makeScenarios(const ScenarioOptions& o) {
   PENUMBRA_REQUIRE(std::isfinite(o.rangePercent) && o.rangePercent >= 0 &&
                        o.rangePercent < kMaxRangeErrorPercent,
                    InvalidArgument,
-                   "scenarios: range error " + fmtG(o.rangePercent) + " % is outside [0, " +
-                       fmtG(kMaxRangeErrorPercent) + ") % (a magnitude: the set holds -r and +r)");
+                   "scenarios: range error " + formatG(o.rangePercent) + " % is outside [0, " +
+                       formatG(kMaxRangeErrorPercent) +
+                       ") % (a magnitude: the set holds -r and +r)");
   PENUMBRA_REQUIRE(std::isfinite(o.setupMm) && o.setupMm >= 0 && o.setupMm <= kMaxSetupErrorMm,
                    InvalidArgument,
-                   "scenarios: setup error " + fmtG(o.setupMm) + " mm is outside [0, " +
-                       fmtG(kMaxSetupErrorMm) + "] mm (a magnitude: the set holds +s and -s)");
+                   "scenarios: setup error " + formatG(o.setupMm) + " mm is outside [0, " +
+                       formatG(kMaxSetupErrorMm) + "] mm (a magnitude: the set holds +s and -s)");
   PENUMBRA_REQUIRE(o.sphereDirections >= 0 && o.sphereDirections <= kMaxSphereDirections,
                    InvalidArgument,
                    "scenarios: " + std::to_string(o.sphereDirections) +
@@ -110,10 +107,9 @@ std::shared_ptr<const Volume<float>> scaledStoppingPower(const proton::ProtonDos
                                                         double rangeErrorPercent) {
   PENUMBRA_REQUIRE(nominal.spr || nominal.ct, InvalidArgument,
                    "range scenario: the plan has no CT or SPR volume");
-  PENUMBRA_REQUIRE(std::isfinite(rangeErrorPercent) && std::fabs(rangeErrorPercent) < 50,
-                   InvalidArgument,
-                   "range scenario: range error " + fmtG(rangeErrorPercent) +
-                       " % is outside (-50, 50) %");
+  PENUMBRA_REQUIRE(
+      std::isfinite(rangeErrorPercent) && std::fabs(rangeErrorPercent) < 50, InvalidArgument,
+      "range scenario: range error " + formatG(rangeErrorPercent) + " % is outside (-50, 50) %");
   const double factor = 1.0 + rangeErrorPercent / 100.0;
   const Grid& grid = nominal.spr ? nominal.spr->grid : nominal.ct->grid;
   if (nominal.spr) nominal.spr->validate();

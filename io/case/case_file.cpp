@@ -61,8 +61,8 @@ proton::ProtonBeam readBeam(const json& j, const std::string& path) {
                               requireNumber(v[1], element(sp, 1)),
                               requireNumber(v[2], element(sp, 2))};
       if (!(spot.weight >= 0 && spot.weight <= proton::kMaxSpotWeight))
-        fail(element(sp, 2), "spot weight " + g(spot.weight) + " is outside [0, " +
-                                 g(proton::kMaxSpotWeight) + "] (units of 1e9 protons)");
+        fail(element(sp, 2), "spot weight " + formatG(spot.weight) + " is outside [0, " +
+                                 formatG(proton::kMaxSpotWeight) + "] (units of 1e9 protons)");
       layer.spots.push_back(spot);
     }
     lr.finish();
@@ -222,7 +222,7 @@ CaseFile parseCaseFile(const std::string& text) {
     const double dpf = c.prescription.dosePerFractionGy;
     if (!(dpf > 0 && dpf <= kMaxDosePerFractionGy))
       fail(p.path("dosePerFraction"),
-           g(dpf) + " Gy is outside (0, " + g(kMaxDosePerFractionGy) + "] Gy");
+           formatG(dpf) + " Gy is outside (0, " + formatG(kMaxDosePerFractionGy) + "] Gy");
     if (c.prescription.fractions < 1) fail(p.path("fractions"), "must be >= 1");
     p.finish();
   }

@@ -4,7 +4,6 @@
 // reader and writer (case_objectives.cpp), kept out of case_file.cpp so that each file stays
 // under 400 lines.
 #include <algorithm>
-#include <cstdio>
 #include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -13,6 +12,7 @@
 
 #include "case/case_file.hpp"
 #include "core/error.hpp"
+#include "core/format.hpp"
 
 namespace penumbra::io::case_json {
 
@@ -27,18 +27,14 @@ inline std::string member(const std::string& path, const std::string& key) {
 inline std::string element(const std::string& path, std::size_t i) {
   return path + "[" + std::to_string(i) + "]";
 }
-inline std::string g(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
 /// Fails with "PATH: VALUE UNIT is outside [LO, HI] UNIT" unless lo <= v <= hi; the limits are
 /// the engines' (proton_plan.hpp, photon_dose.hpp, core/grid.hpp), so a case that loads is one
 /// the engines accept.
 inline void requireRange(double v, double lo, double hi, const std::string& path,
                          const std::string& unit, const std::string& note = "") {
   if (!(v >= lo && v <= hi))
-    fail(path, g(v) + unit + " is outside [" + g(lo) + ", " + g(hi) + "]" + unit + note);
+    fail(path, formatG(v) + unit + " is outside [" + formatG(lo) + ", " + formatG(hi) + "]" + unit +
+                   note);
 }
 
 /// ", got VALUE" for a type error: the value as JSON text, cut at 40 characters (an object or

@@ -70,22 +70,25 @@ std::optional<Problem> firstProblem(const CaseOptimisation& o, const std::string
         return Problem{member(tp, "type"),
                        "unknown term type " + std::to_string(int(term.type)) + who};
       if (!std::isfinite(term.levelGy))
-        return Problem{member(tp, "level"), g(term.levelGy) + " Gy is not a finite dose" + who};
+        return Problem{member(tp, "level"),
+                       formatG(term.levelGy) + " Gy is not a finite dose" + who};
       if (!(term.levelGy >= 0 && term.levelGy <= kMaxObjectiveLevelGy))
-        return Problem{member(tp, "level"), g(term.levelGy) + " Gy is outside [0, " +
-                                                g(kMaxObjectiveLevelGy) + "] Gy" + who};
+        return Problem{member(tp, "level"), formatG(term.levelGy) + " Gy is outside [0, " +
+                                                formatG(kMaxObjectiveLevelGy) + "] Gy" + who};
       if (!std::isfinite(term.weight))
-        return Problem{member(tp, "weight"), g(term.weight) + " is not a finite weight" + who};
+        return Problem{member(tp, "weight"),
+                       formatG(term.weight) + " is not a finite weight" + who};
       if (term.weight < 0)
         return Problem{member(tp, "weight"),
-                       g(term.weight) + " is negative: term weights must be >= 0" + who};
+                       formatG(term.weight) + " is negative: term weights must be >= 0" + who};
     }
   }
   if (o.options) {
     const std::string p = member(root, "options");
     // The proton engine's limits (proton_dose.cpp validates 0 <= cut-off < 1).
     if (!(o.options->matrixCutoff >= 0 && o.options->matrixCutoff < 1))
-      return Problem{member(p, "matrixCutoff"), g(o.options->matrixCutoff) + " is outside [0, 1)"};
+      return Problem{member(p, "matrixCutoff"),
+                     formatG(o.options->matrixCutoff) + " is outside [0, 1)"};
     if (o.options->maxIterations < 1) return Problem{member(p, "maxIterations"), "must be >= 1"};
     if (o.options->robustMode && !nameOf(kRobustModeNames, *o.options->robustMode))
       return Problem{member(p, "robustMode"),

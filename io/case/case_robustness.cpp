@@ -20,13 +20,13 @@ struct Problem {
 /// setup error, or nothing when it is one the scenario model takes.
 std::optional<std::string> magnitudeProblem(double v, const char* unit, double max,
                                             bool maxIncluded, const char* what) {
-  const std::string value = g(v) + " " + unit;
+  const std::string value = formatG(v) + " " + unit;
   if (!std::isfinite(v)) return value + " is not a finite " + what;
   if (v < 0)
     return value + " is negative: the " + what +
            " is a magnitude, the scenarios take it with both signs (0: none)";
   if (maxIncluded ? v > max : v >= max)
-    return value + " is outside [0, " + g(max) + (maxIncluded ? "] " : ") ") + unit;
+    return value + " is outside [0, " + formatG(max) + (maxIncluded ? "] " : ") ") + unit;
   return std::nullopt;
 }
 
@@ -46,8 +46,8 @@ std::optional<Problem> firstProblem(const CaseRobustness& r, const std::string& 
   const double mm = r.doseGridSpacingMm;
   if (mm != 0 && !(mm >= kMinDoseGridSpacingMm && mm <= kMaxDoseGridSpacingMm))
     return Problem{member(root, "doseGridSpacing"),
-                   g(mm) + " mm is outside [" + g(kMinDoseGridSpacingMm) + ", " +
-                       g(kMaxDoseGridSpacingMm) + "] mm (0: the plan's dose grid)"};
+                   formatG(mm) + " mm is outside [" + formatG(kMinDoseGridSpacingMm) + ", " +
+                       formatG(kMaxDoseGridSpacingMm) + "] mm (0: the plan's dose grid)"};
   return std::nullopt;
 }
 

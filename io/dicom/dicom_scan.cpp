@@ -8,6 +8,7 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "core/format.hpp"
 #include "dicom/ct_series_reader.hpp"
 #include "dicom/dcmtk_util.hpp"
 #include "dicom/dicom_import.hpp"
@@ -48,12 +49,6 @@ std::string geometryKey(const SliceHeader& h) {
   std::snprintf(buf, sizeof buf, "%.3f,%.3f,%.3f,%.3f,%.3f,%.3f|%.4f,%.4f|%dx%d", h.orientation[0],
                 h.orientation[1], h.orientation[2], h.orientation[3], h.orientation[4],
                 h.orientation[5], h.rowSpacing, h.columnSpacing, h.rows, h.columns);
-  return buf;
-}
-
-std::string fmt(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
   return buf;
 }
 
@@ -266,8 +261,8 @@ DicomScan scanDicomFiles(const std::vector<std::string>& files, const JobControl
     }
     s.description = s.modality + ", " + std::to_string(s.slices) + " slices, " +
                     std::to_string(s.columns) + "x" + std::to_string(s.rows) + ", " +
-                    fmt(s.columnSpacing) + " x " + fmt(s.rowSpacing) + " x " + fmt(s.sliceSpacing) +
-                    " mm, " + folderName;
+                    formatG(s.columnSpacing) + " x " + formatG(s.rowSpacing) + " x " +
+                    formatG(s.sliceSpacing) + " mm, " + folderName;
     scan.series.push_back(std::move(s));
   }
   std::stable_sort(scan.series.begin(), scan.series.end(), [](const auto& a, const auto& b) {

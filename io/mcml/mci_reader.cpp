@@ -12,17 +12,12 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/format.hpp"
 #include "mcml/mcml_files.hpp"
 
 namespace penumbra::io {
 
 namespace {
-
-std::string fmtG(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
 
 struct Line {
   int number;
@@ -144,7 +139,7 @@ std::vector<MciRun> parseMci(const std::string& text, const std::string& source)
     const Line& above = r.next("n for the medium above");
     run.medium.nAbove = r.number(above, 0, "n above");
     if (run.medium.nAbove < 1)
-      r.fail(above.number, "refractive index above " + fmtG(run.medium.nAbove) + " is below 1");
+      r.fail(above.number, "refractive index above " + formatG(run.medium.nAbove) + " is below 1");
     for (std::int64_t i = 0; i < layers; ++i) {
       const Line& l = r.next("a layer line 'n mua mus g d'");
       mcml::Layer layer;
@@ -154,20 +149,21 @@ std::vector<MciRun> parseMci(const std::string& text, const std::string& source)
       layer.g = r.number(l, 3, "g");
       layer.d = r.number(l, 4, "d");
       const std::string at = "layer " + std::to_string(i + 1) + ": ";
-      if (layer.n < 1) r.fail(l.number, at + "refractive index " + fmtG(layer.n) + " is below 1");
+      if (layer.n < 1)
+        r.fail(l.number, at + "refractive index " + formatG(layer.n) + " is below 1");
       if (layer.mua < 0 || layer.mus < 0)
-        r.fail(l.number, at + "mua and mus must be >= 0 (found " + fmtG(layer.mua) + ", " +
-                             fmtG(layer.mus) + ")");
+        r.fail(l.number, at + "mua and mus must be >= 0 (found " + formatG(layer.mua) + ", " +
+                             formatG(layer.mus) + ")");
       if (layer.g <= -1 || layer.g >= 1)
-        r.fail(l.number, at + "g " + fmtG(layer.g) + " is outside (-1, 1)");
+        r.fail(l.number, at + "g " + formatG(layer.g) + " is outside (-1, 1)");
       if (layer.d <= 0)
-        r.fail(l.number, at + "thickness " + fmtG(layer.d) + " cm must be positive");
+        r.fail(l.number, at + "thickness " + formatG(layer.d) + " cm must be positive");
       run.medium.layers.push_back(layer);
     }
     const Line& below = r.next("n for the medium below");
     run.medium.nBelow = r.number(below, 0, "n below");
     if (run.medium.nBelow < 1)
-      r.fail(below.number, "refractive index below " + fmtG(run.medium.nBelow) + " is below 1");
+      r.fail(below.number, "refractive index below " + formatG(run.medium.nBelow) + " is below 1");
     runs.push_back(std::move(run));
   }
   return runs;

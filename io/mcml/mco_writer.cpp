@@ -1,9 +1,9 @@
 // .mco writer in MCML's layout (mcmlio.c WriteResult: WriteVersion, WriteInParm, WriteRAT,
 // WriteA_layer, WriteA_z, WriteRd_r, WriteRd_a, WriteTt_r, WriteTt_a, WriteA_rz, WriteRd_ra,
 // WriteTt_ra). 1D arrays one value a line (%12.4G), 2D arrays five values a line (%12.4E).
-#include <cstdio>
 #include <sstream>
 
+#include "core/format.hpp"
 #include "file/atomic_file.hpp"
 #include "mcml/mcml_files.hpp"
 
@@ -11,15 +11,9 @@ namespace penumbra::io {
 
 namespace {
 
-std::string fmt(const char* f, double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
-}
-
 void write1d(std::ostringstream& o, const char* header, const std::vector<double>& v) {
   o << header << "\n";
-  for (double x : v) o << fmt("%12.4G", x) << "\n";
+  for (double x : v) o << formatNumber("%12.4G", x) << "\n";
   o << "\n";
 }
 
@@ -28,7 +22,7 @@ void write2d(std::ostringstream& o, const char* comment, const char* name,
   o << comment << name << "\n";
   int k = 0;
   for (double x : v) {
-    o << fmt("%12.4E ", x);
+    o << formatNumber("%12.4E ", x);
     if (k++ % 5 == 4) o << "\n";
   }
   o << "\n\n";
@@ -41,31 +35,34 @@ std::string formatMco(const MciRun& run, const mcml::McmlResult& r, double userS
   o << "A1 \t# Version number of the file format.\n\n"
     << "####\n# Data categories include: \n# InParm, RAT, \n"
     << "# A_l, A_z, Rd_r, Rd_a, Tt_r, Tt_a, \n# A_rz, Rd_ra, Tt_ra \n####\n\n";
-  o << "# User time: " << fmt("%8.2lf", userSeconds) << " sec = "
-    << fmt("%8.2lf", userSeconds / 3600.0) << " hr.  Simulation time of this run.\n\n";
+  o << "# User time: " << formatNumber("%8.2lf", userSeconds)
+    << " sec = " << formatNumber("%8.2lf", userSeconds / 3600.0)
+    << " hr.  Simulation time of this run.\n\n";
   o << "InParm \t\t\t# Input parameters. cm is used.\n"
     << run.outputFile << " \tA\t\t# output file name, ASCII.\n"
     << run.config.packets << " \t\t\t# No. of photons\n"
-    << fmt("%G", run.config.dz) << "\t" << fmt("%G", run.config.dr) << "\t\t# dz, dr [cm]\n"
+    << formatNumber("%G", run.config.dz) << "\t" << formatNumber("%G", run.config.dr)
+    << "\t\t# dz, dr [cm]\n"
     << run.config.nz << "\t" << run.config.nr << "\t" << run.config.na
     << "\t# No. of dz, dr, da.\n\n"
     << run.medium.layers.size() << "\t\t\t\t\t# Number of layers\n"
     << "#n\tmua\tmus\tg\td\t# One line for each layer\n"
-    << fmt("%G", run.medium.nAbove) << "\t\t\t\t\t# n for medium above\n";
+    << formatNumber("%G", run.medium.nAbove) << "\t\t\t\t\t# n for medium above\n";
   for (std::size_t i = 0; i < run.medium.layers.size(); ++i) {
     const mcml::Layer& l = run.medium.layers[i];
-    o << fmt("%G", l.n) << "\t" << fmt("%G", l.mua) << "\t" << fmt("%G", l.mus) << "\t"
-      << fmt("%G", l.g) << "\t" << fmt("%G", l.d) << "\t# layer " << i + 1 << "\n";
+    o << formatNumber("%G", l.n) << "\t" << formatNumber("%G", l.mua) << "\t"
+      << formatNumber("%G", l.mus) << "\t" << formatNumber("%G", l.g) << "\t"
+      << formatNumber("%G", l.d) << "\t# layer " << i + 1 << "\n";
   }
-  o << fmt("%G", run.medium.nBelow) << "\t\t\t\t\t# n for medium below\n\n";
+  o << formatNumber("%G", run.medium.nBelow) << "\t\t\t\t\t# n for medium below\n\n";
   o << "RAT #Reflectance, absorption, transmission. \n"
-    << fmt("%-14.6G", r.Rsp) << " \t#Specular reflectance [-]\n"
-    << fmt("%-14.6G", r.Rd) << " \t#Diffuse reflectance [-]\n"
-    << fmt("%-14.6G", r.A) << " \t#Absorbed fraction [-]\n"
-    << fmt("%-14.6G", r.Tt) << " \t#Transmittance [-]\n"
+    << formatNumber("%-14.6G", r.Rsp) << " \t#Specular reflectance [-]\n"
+    << formatNumber("%-14.6G", r.Rd) << " \t#Diffuse reflectance [-]\n"
+    << formatNumber("%-14.6G", r.A) << " \t#Absorbed fraction [-]\n"
+    << formatNumber("%-14.6G", r.Tt) << " \t#Transmittance [-]\n"
     << "# Standard errors from " << run.config.batches << " batches (Penumbra): Rd "
-    << fmt("%.3G", r.RdErr) << ", A " << fmt("%.3G", r.AErr) << ", Tt " << fmt("%.3G", r.TtErr)
-    << "\n\n";
+    << formatNumber("%.3G", r.RdErr) << ", A " << formatNumber("%.3G", r.AErr) << ", Tt "
+    << formatNumber("%.3G", r.TtErr) << "\n\n";
   write1d(o, "A_l #Absorption as a function of layer. [-]", r.A_l);
   write1d(o, "A_z #A[0], [1],..A[nz-1]. [1/cm]", r.A_z);
   write1d(o, "Rd_r #Rd[0], [1],..Rd[nr-1]. [1/cm2]", r.Rd_r);
