@@ -3,7 +3,6 @@
 #include "robust/scenario.hpp"
 
 #include <cmath>
-#include <cstdio>
 #include <set>
 
 #include "core/error.hpp"
@@ -17,11 +16,8 @@ namespace penumbra::robust {
 namespace {
 
 /// "+3.5" / "-3.5": the sign always written, so "range +3.5%" and "range -3.5%" read alike.
-std::string signedG(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%+g", v);  // one snprintf: GCC 12 warns falsely on "+" + string
-  return buf;
-}
+/// (One format, not "+" + formatG(v): GCC 12 warns falsely on "literal" + std::string.)
+std::string signedG(double v) { return formatNumber("%+g", v); }
 
 std::string rangeName(double r) { return "range " + signedG(r) + "%"; }
 
