@@ -17,6 +17,7 @@
 /// translucent area in the structure's colour under the curves ("dvhBandsCheck" toggles it).
 /// The bands belong to the plan they were computed for: the first plan edit removes them
 /// (RobustnessModel::bands()).
+#include <functional>
 #include <vector>
 
 #include <QHash>
@@ -41,6 +42,8 @@ class QValueAxis;
 namespace penumbra::gui {
 
 class DvhStore;
+struct DoseSet;
+struct DoseSetDvhs;
 class PlanModel;
 class RobustnessModel;
 class ViewState;
@@ -100,6 +103,12 @@ signals:
   void refreshed();
 
 private:
+  /// Calls fn(index in the dose-set store, dose set, its DVHs, one structure's result) for
+  /// every shown curve: checked dose sets that have DVHs, structures not hidden; nothing
+  /// without a scene. The statistics table and the CSV export list the same curves.
+  void forEachShownResult(
+      const std::function<void(int, const DoseSet&, const DoseSetDvhs&, const dvh::DvhResult&)>& fn)
+      const;
   void rebuildStructureList();
   void rebuildDoseSetList();
   void refresh();

@@ -18,22 +18,15 @@ QString DvhPanel::csv() const {
     if (f.contains(',') || f.contains('"') || f.contains('\n')) f = '"' + f.replace("\"", "\"\"") + '"';
     return f;
   };
-  DoseSetStore* store = dvhs_->doseSets();
-  for (int i = 0; state_->scene() && i < store->count(); ++i) {
-    const auto set = store->at(i);
-    const DoseSetDvhs* d = dvhs_->forDoseSet(set->id);
-    if (!d || uncheckedSets_.contains(set->id)) continue;
-    for (const auto& r : d->results) {
-      const QString name = QString::fromStdString(r.structureName);
-      if (hidden_.contains(name)) continue;
-      // The dose set by its short name, as in the table ("Dose 2", "Optimised 1").
-      const QString prefix = field(name) + ',' + field(set->name.section(':', 0, 0)) + ',';
-      const auto& c = r.curve;
-      for (std::size_t k = 0; k < c.doseGy.size(); ++k)
-        lines << prefix + QString::number(c.doseGy[k], 'g', 10) + ',' + QString::number(c.volumePercent[k], 'g', 10) +
-                     ',' + QString::number(c.volumeCc[k], 'g', 10);
-    }
-  }
+  forEachShownResult([&](int, const DoseSet& set, const DoseSetDvhs&, const dvh::DvhResult& r) {
+    const QString name = QString::fromStdString(r.structureName);
+    // The dose set by its short name, as in the table ("Dose 2", "Optimised 1").
+    const QString prefix = field(name) + ',' + field(set.name.section(':', 0, 0)) + ',';
+    const auto& c = r.curve;
+    for (std::size_t k = 0; k < c.doseGy.size(); ++k)
+      lines << prefix + QString::number(c.doseGy[k], 'g', 10) + ',' + QString::number(c.volumePercent[k], 'g', 10) +
+                   ',' + QString::number(c.volumeCc[k], 'g', 10);
+  });
   return lines.join('\n') + '\n';
 }
 

@@ -1,6 +1,7 @@
 // DvhPanel: the statistics table (dvh_panel.hpp), one row per shown structure and dose set,
 // and its query columns ("dvhQueryEdit", engines/dvh/dvh_query.hpp). Items show the value
-// rounded and hold it exact in Qt::UserRole.
+// rounded and hold it exact in Qt::UserRole. Also the walk over the shown curves that the
+// table and the CSV export share (forEachShownResult).
 #include <cmath>
 
 #include <QHeaderView>
@@ -73,50 +74,55 @@ void DvhPanel::refreshTable() {
     h->moveSection(h->visualIndex(column), kVolumeCc + int(q));
   }
   const auto& scene = state_->scene();
-  DoseSetStore* store = dvhs_->doseSets();
   const double rx = plan_->prescriptionGy();
   bool anyCurve = false;
-  for (int i = 0; scene && i < store->count(); ++i) {
+  forEachShownResult([&](int i, const DoseSet& set, const DoseSetDvhs& dvhs, const dvh::DvhResult& r) {
+    const QString name = QString::fromStdString(r.structureName);
+    const int row = table_->rowCount();
+    table_->insertRow(row);
+    auto* nameItem = new QTableWidgetItem(name);
+    if (const Structure* st = scene->patient().structures.find(r.structureName))
+      nameItem->setIcon(colorSwatch(QColor(st->color[0], st->color[1], st->color[2])));
+    table_->setItem(row, kStructure, nameItem);
+    // "Dose 2" (the name up to its colon) keeps the table narrow; the tooltip has it all.
+    auto* setItem = new QTableWidgetItem(lineStyleIcon(doseSetLineStyle(i)), set.name.section(':', 0, 0));
+    setItem->setToolTip(set.name);
+    setItem->setData(Qt::UserRole, set.id);
+    table_->setItem(row, kDoseSet, setItem);
+    const auto& s = r.stats;
+    table_->setItem(row, kVolumeCc, numberItem(s.volumeCc, 2));
+    table_->setItem(row, kDmin, numberItem(s.minGy, 2));
+    table_->setItem(row, kDmean, numberItem(s.meanGy, 2));
+    table_->setItem(row, kDmax, numberItem(s.maxGy, 2));
+    table_->setItem(row, kD98, numberItem(s.d98Gy, 2));
+    table_->setItem(row, kD95, numberItem(s.d95Gy, 2));
+    table_->setItem(row, kD50, numberItem(s.d50Gy, 2));
+    table_->setItem(row, kD2, numberItem(s.d2Gy, 2));
+    table_->setItem(row, kV95, numberItem(vPercent(r, dvhs.prescriptionGy, rx, 95, s.v95Percent), 1));
+    table_->setItem(row, kV107, numberItem(vPercent(r, dvhs.prescriptionGy, rx, 107, s.v107Percent), 1));
+    for (std::size_t q = 0; q < queries_.size(); ++q) {
+      const bool gy = queries_[q].kind != dvh::DvhQuery::Kind::VolumeAtDose &&
+                      queries_[q].resultUnit == dvh::DvhQuery::Unit::Gy;
+      table_->setItem(row, kStatColumns + int(q), numberItem(dvh::evaluateDvhQuery(queries_[q], r, rx), gy ? 2 : 1));
+    }
+    anyCurve = anyCurve || !r.curve.doseGy.empty();
+    if (r.outsideDoseGridCc > 0)
+      nameItem->setToolTip(tr("%1 cc of %2 lies outside the dose grid (counted at 0 Gy)")
+                               .arg(r.outsideDoseGridCc, 0, 'f', 2).arg(name));
+  });
+  export_->setEnabled(anyCurve);
+}
+
+void DvhPanel::forEachShownResult(
+    const std::function<void(int, const DoseSet&, const DoseSetDvhs&, const dvh::DvhResult&)>& fn) const {
+  DoseSetStore* store = dvhs_->doseSets();
+  for (int i = 0; state_->scene() && i < store->count(); ++i) {
     const auto set = store->at(i);
     const DoseSetDvhs* d = dvhs_->forDoseSet(set->id);
     if (!d || uncheckedSets_.contains(set->id)) continue;
-    for (const auto& r : d->results) {
-      const QString name = QString::fromStdString(r.structureName);
-      if (hidden_.contains(name)) continue;
-      const int row = table_->rowCount();
-      table_->insertRow(row);
-      auto* nameItem = new QTableWidgetItem(name);
-      if (const Structure* st = scene->patient().structures.find(r.structureName))
-        nameItem->setIcon(colorSwatch(QColor(st->color[0], st->color[1], st->color[2])));
-      table_->setItem(row, kStructure, nameItem);
-      // "Dose 2" (the name up to its colon) keeps the table narrow; the tooltip has it all.
-      auto* setItem = new QTableWidgetItem(lineStyleIcon(doseSetLineStyle(i)), set->name.section(':', 0, 0));
-      setItem->setToolTip(set->name);
-      setItem->setData(Qt::UserRole, set->id);
-      table_->setItem(row, kDoseSet, setItem);
-      const auto& s = r.stats;
-      table_->setItem(row, kVolumeCc, numberItem(s.volumeCc, 2));
-      table_->setItem(row, kDmin, numberItem(s.minGy, 2));
-      table_->setItem(row, kDmean, numberItem(s.meanGy, 2));
-      table_->setItem(row, kDmax, numberItem(s.maxGy, 2));
-      table_->setItem(row, kD98, numberItem(s.d98Gy, 2));
-      table_->setItem(row, kD95, numberItem(s.d95Gy, 2));
-      table_->setItem(row, kD50, numberItem(s.d50Gy, 2));
-      table_->setItem(row, kD2, numberItem(s.d2Gy, 2));
-      table_->setItem(row, kV95, numberItem(vPercent(r, d->prescriptionGy, rx, 95, s.v95Percent), 1));
-      table_->setItem(row, kV107, numberItem(vPercent(r, d->prescriptionGy, rx, 107, s.v107Percent), 1));
-      for (std::size_t q = 0; q < queries_.size(); ++q) {
-        const bool gy = queries_[q].kind != dvh::DvhQuery::Kind::VolumeAtDose &&
-                        queries_[q].resultUnit == dvh::DvhQuery::Unit::Gy;
-        table_->setItem(row, kStatColumns + int(q), numberItem(dvh::evaluateDvhQuery(queries_[q], r, rx), gy ? 2 : 1));
-      }
-      anyCurve = anyCurve || !r.curve.doseGy.empty();
-      if (r.outsideDoseGridCc > 0)
-        nameItem->setToolTip(tr("%1 cc of %2 lies outside the dose grid (counted at 0 Gy)")
-                                 .arg(r.outsideDoseGridCc, 0, 'f', 2).arg(name));
-    }
+    for (const auto& r : d->results)
+      if (!hidden_.contains(QString::fromStdString(r.structureName))) fn(i, *set, *d, r);
   }
-  export_->setEnabled(anyCurve);
 }
 
 int DvhPanel::statisticsRow(const QString& structure, int doseSetId) const {
