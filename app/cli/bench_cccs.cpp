@@ -31,6 +31,7 @@
 
 #include "bench_table.hpp"
 #include "core/device.hpp"
+#include "core/error.hpp"
 #include "photon/photon_dose.hpp"
 #include "raytrace/raytrace.hpp"
 
@@ -362,10 +363,11 @@ std::vector<BenchRow> benchCccs(int reps) {
   std::cout << "cccs: loading and calibrating the 6 MV model" << std::endl;
   (void)defaultPhotonModel();  // once per process (a CPU dose run); not in any timing
   // PENUMBRA_CCCS_CASES=water (or thorax) runs one case, for quick runs on the GPU machine.
-  const char* only = std::getenv("PENUMBRA_CCCS_CASES");
-  const std::string cases = only && *only ? only : "water,thorax";
-  if (cases.find("water") != std::string::npos) benchCase(waterCube(), reps, rows);
-  if (cases.find("thorax") != std::string::npos) benchCase(thorax(), reps, rows);
+  for (const std::string& c : splitList(std::getenv("PENUMBRA_CCCS_CASES"), "water,thorax")) {
+    if (c == "water") benchCase(waterCube(), reps, rows);
+    else if (c == "thorax") benchCase(thorax(), reps, rows);
+    else PENUMBRA_THROW(InvalidArgument, "bench cccs: unknown case '" + c + "' in PENUMBRA_CCCS_CASES (water, thorax)");
+  }
   return rows;
 }
 

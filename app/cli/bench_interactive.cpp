@@ -313,10 +313,12 @@ std::vector<BenchRow> benchInteractive(int cpuEdits) {
   const bool gpu = !queryCudaDevices(&why).empty();
   if (!gpu) std::cout << "interactive: CUDA sessions skipped, no usable GPU (" << why << ")" << std::endl;
   // PENUMBRA_INTERACTIVE_CASES=photon (or proton) runs one engine's sessions.
-  const char* only = std::getenv("PENUMBRA_INTERACTIVE_CASES");
-  const std::string cases = only && *only ? only : "proton,photon";
-  if (cases.find("proton") != std::string::npos) protonSessions(cpuEdits, gpu, rows);
-  if (cases.find("photon") != std::string::npos) photonSessions(cpuEdits, gpu, rows);
+  for (const std::string& c : splitList(std::getenv("PENUMBRA_INTERACTIVE_CASES"), "proton,photon")) {
+    if (c == "proton") protonSessions(cpuEdits, gpu, rows);
+    else if (c == "photon") photonSessions(cpuEdits, gpu, rows);
+    else PENUMBRA_THROW(InvalidArgument,
+                        "bench interactive: unknown case '" + c + "' in PENUMBRA_INTERACTIVE_CASES (proton, photon)");
+  }
   return rows;
 }
 

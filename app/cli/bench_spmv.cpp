@@ -48,14 +48,6 @@ double secondsSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-std::vector<std::string> splitList(const char* env, const std::string& fallback) {
-  std::vector<std::string> out;
-  std::stringstream ss(env && *env ? env : fallback);
-  for (std::string item; std::getline(ss, item, ',');)
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
 Delta16Config parseConfig(const std::string& s) {  // "v8u1s32t4096"
   Delta16Config c;
   long long t = 0;

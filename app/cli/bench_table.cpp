@@ -50,6 +50,14 @@ void printBenchTable(const std::vector<BenchRow>& rows) {
   std::fflush(stdout);
 }
 
+std::vector<std::string> splitList(const char* env, const std::string& fallback) {
+  std::vector<std::string> out;
+  std::stringstream ss(env && *env ? env : fallback);
+  for (std::string item; std::getline(ss, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
 std::string benchRowsToJson(const std::vector<BenchRow>& rows, const std::string& date) {
   std::ostringstream os;
   os << "{\n  \"date\": \"" << date << "\",\n  \"rows\": [\n";

@@ -39,6 +39,11 @@ void applyMeasuredPeak(std::vector<BenchRow>& rows, double peakGBs);
 inline std::string fmt(const char* format, double v) { return formatNumber(format, v); }
 
 void printBenchTable(const std::vector<BenchRow>& rows);
+/// The comma-separated items of an environment variable's value (`env`, may be null), or of
+/// `fallback` when it is unset or empty: the benches' case and variant selections
+/// (PENUMBRA_SPMV_CASES, PENUMBRA_CCCS_CASES, ...). Empty items are dropped.
+std::vector<std::string> splitList(const char* env, const std::string& fallback);
+
 std::string benchRowsToJson(const std::vector<BenchRow>& rows, const std::string& date);
 std::string todayIso();
 /// A wall-clock row's profile: median and minimum of `ms` over its runs.
