@@ -122,7 +122,7 @@ BenchRow warmRow(const Runs& R, const char* mode, double doseKernelsMs) {
       fmt("host: check %.2f", stageMs(R, "host_check")) +
       fmt(", prepare %.2f", stageMs(R, "host_prepare")) +
       fmt(", GPU inputs %.2f", stageMs(R, "host_gpu_inputs")) +
-      fmt(", result wait+unlock %.2f ms", stageMs(R, "host_output")) +
+      fmt(", result wait %.2f ms", stageMs(R, "host_output")) +
       fmt("; GPU: kernels %.2f", kernels) + fmt(", download %.2f", stageMs(R, "dose_download")) +
       fmt(", device span %.2f ms", stageMs(R, "proton_device_total")) + "; cache: SPR " +
       std::to_string(R.sprCached) + "/" + std::to_string(R.total.repetitions) + " calls, WEPL " +
@@ -231,7 +231,7 @@ std::vector<BenchRow> benchProton(int reps) {
                           fmt(", prepare %.2f", stageMs(cuda, "host_prepare")) +
                           fmt(", GPU inputs %.2f", stageMs(cuda, "host_gpu_inputs")) +
                           fmt(", SPR upload %.2f", stageMs(cuda, "spr_upload")) +
-                          fmt(", result wait+unlock %.2f", stageMs(cuda, "host_output")) +
+                          fmt(", result wait %.2f", stageMs(cuda, "host_output")) +
                           fmt(", download %.2f", stageMs(cuda, "dose_download")) +
                           fmt(", device span %.2f ms", stageMs(cuda, "proton_device_total"))});
     }

@@ -1,17 +1,17 @@
 #pragma once
 /// Grid plus contiguous voxel data (i fastest). The one image type of the engines.
 #include <cstdint>
-#include <vector>
 
 #include "core/error.hpp"
 #include "core/grid.hpp"
+#include "core/voxel_memory.hpp"
 
 namespace penumbra {
 
 template <typename T>
 struct Volume {
   Grid grid;
-  std::vector<T> data;
+  VoxelVector<T> data;  ///< pooled from 8 MiB on (core/voxel_memory.hpp)
 
   Volume() = default;
   explicit Volume(const Grid& g, T fill = T{}) : grid(g), data(g.voxelCount(), fill) {}

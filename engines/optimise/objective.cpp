@@ -134,8 +134,8 @@ double PlanObjective::curvature(const std::vector<double>& dose,
 }
 
 namespace {
-template <typename T>
-VoxelDoseStatistics statistics(const std::vector<T>& dose,
+template <typename Vector>
+VoxelDoseStatistics statistics(const Vector& dose,
                                const std::vector<std::int64_t>& voxels) {
   VoxelDoseStatistics st;
   st.voxels = std::int64_t(voxels.size());
@@ -167,7 +167,7 @@ VoxelDoseStatistics voxelDoseStatistics(const std::vector<double>& dose,
                                         const std::vector<std::int64_t>& voxels) {
   return statistics(dose, voxels);
 }
-VoxelDoseStatistics voxelDoseStatistics(const std::vector<float>& dose,
+VoxelDoseStatistics voxelDoseStatistics(const VoxelVector<float>& dose,
                                         const std::vector<std::int64_t>& voxels) {
   return statistics(dose, voxels);
 }

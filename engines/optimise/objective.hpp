@@ -82,7 +82,7 @@ struct VoxelDoseStatistics {
 VoxelDoseStatistics voxelDoseStatistics(const std::vector<double>& dose,
                                         const std::vector<std::int64_t>& voxels);
 /// Same for a float dose volume (the proton engine's output).
-VoxelDoseStatistics voxelDoseStatistics(const std::vector<float>& dose,
+VoxelDoseStatistics voxelDoseStatistics(const VoxelVector<float>& dose,
                                         const std::vector<std::int64_t>& voxels);
 
 }  // namespace penumbra::optimise

@@ -274,7 +274,7 @@ std::vector<float> resolveDensity(const PhotonDoseRequest& q, const Grid& grid) 
   if (doseGridIsInputGrid(q, grid)) {
     // Voxel for voxel: one pass into a vector that is not zero-filled first.
     if (q.density) {
-      out = q.density->data;
+      out.assign(q.density->data.begin(), q.density->data.end());
     } else {
       const std::vector<float> lut = huToRedTable(effectiveHlut(q));
       out.reserve(q.ct->data.size());

@@ -102,11 +102,11 @@ void DoseSurfaceDisplay::start() {
     r.scene = scene;
     r.clipSource = clip;
     const Grid& g = set->dose.grid();
-    const std::vector<float>& dose = set->dose.dose.data;
+    const VoxelVector<float>& dose = set->dose.dose.data;
     std::vector<float> clipped;  // dose with 0 outside the clip mask; outlives the filters
     if (clip) {
       r.clipOnDoseGrid = cached ? cached : std::make_shared<const Mask>(maskOnGrid(*clip, g));
-      const std::vector<std::uint8_t>& inside = r.clipOnDoseGrid->data;
+      const VoxelVector<std::uint8_t>& inside = r.clipOnDoseGrid->data;
       if (inside.size() == dose.size()) {
         clipped.resize(dose.size());
         for (std::size_t n = 0; n < dose.size(); ++n) clipped[n] = inside[n] ? dose[n] : 0.0f;

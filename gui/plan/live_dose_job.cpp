@@ -9,6 +9,7 @@
 
 #include "compare/compare.hpp"
 #include "core/patient.hpp"
+#include "core/voxel_memory.hpp"
 #include "gui/plan/plan_controller.hpp"  // kPhotonModelFailure
 #include "proton/proton_dose.hpp"
 
@@ -116,6 +117,9 @@ void releaseEngineGpuCaches() {
 #endif
   compare::releaseCompareGpuCache();
   proton::releaseProtonGpuCache();  // SPR, tables, per-beam WEPL and BEV dose (proton_dose.hpp)
+  // The idle result blocks the engines kept page-locked for the next result (the caches above
+  // held the futures that made them; the patient's doses still in use stay where they are).
+  voxel_memory::trim(0);
 }
 
 LiveDoseOutput runLiveDose(const LiveDoseInput& input, const JobControl& jc) {

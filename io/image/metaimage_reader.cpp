@@ -154,7 +154,7 @@ constexpr ElementType kElementTypes[] = {
     {"MET_FLOAT", 4}, {"MET_DOUBLE", 8}, {"MET_SHORT", 2}, {"MET_USHORT", 2}};
 
 template <typename T>
-void convert(const std::vector<char>& bytes, std::vector<float>& out) {
+void convert(const std::vector<char>& bytes, VoxelVector<float>& out) {
   for (std::size_t i = 0; i < out.size(); ++i) {
     T v;
     std::memcpy(&v, bytes.data() + i * sizeof(T), sizeof(T));

@@ -83,7 +83,7 @@ TEST(RtDoseIo, NelmsApAndSiShareOneSopInstanceUidButAreBothKept) {
 
 TEST(RtDoseIo, EverySampleRtDoseImportsOrExplains) {
   PENUMBRA_REQUIRE_DATA("dicom-samples");
-  std::vector<float> reference;
+  VoxelVector<float> reference;
   int doses = 0;
   for (const auto& e : fs::directory_iterator(dataPath("dicom-samples"))) {
     if (!e.is_regular_file() || e.path().extension() != ".dcm") continue;

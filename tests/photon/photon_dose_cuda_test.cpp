@@ -19,6 +19,7 @@
 #include <cstring>
 #include <fstream>
 #include <random>
+#include <span>
 #include <string>
 #include <thread>
 
@@ -115,7 +116,7 @@ PhotonDoseRequest waterCase(Backend backend) {
   return req;
 }
 
-double maxOf(const std::vector<float>& v) {
+double maxOf(std::span<const float> v) {
   double m = 0;
   for (float x : v) m = std::max(m, double(x));
   return m;
@@ -442,7 +443,8 @@ TEST(PhotonDoseCudaCache, CtIsConvertedOnTheGpuToTheHostsDensity) {
   PhotonDoseRequest host = req;
   host.ct.reset();
   auto red = std::make_shared<Volume<float>>(g);
-  red->data = detail::resolveDensity(req, g);
+  const std::vector<float> density = detail::resolveDensity(req, g);
+  red->data.assign(density.begin(), density.end());
   host.density = red;
   const PhotonDoseResult fromRed = computePhotonDose(host);
   ASSERT_GT(maxOf(fromCt.dose.data), 0.0);

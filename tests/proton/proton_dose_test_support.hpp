@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "proton/proton_dose.hpp"
@@ -72,7 +73,7 @@ inline double distalFallPosition(const std::vector<double>& c, double y0, double
   return NAN;
 }
 
-inline double maxOf(const std::vector<float>& v) {
+inline double maxOf(std::span<const float> v) {
   return v.empty() ? 0.0 : double(*std::max_element(v.begin(), v.end()));
 }
 

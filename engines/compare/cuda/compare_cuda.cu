@@ -168,7 +168,7 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
   auto msSince = [](Clock::time_point a) {
     return std::chrono::duration<double, std::milli>(Clock::now() - a).count();
   };
-  double waitMemoryMs = 0, unlockMs = 0, waitDiffMs = 0;
+  double waitMemoryMs = 0;
   WorkspaceLease lease(device);
   Workspace& W = *lease;
   if (!W.compute) W.compute = std::make_unique<penumbra::cuda::Stream>();
@@ -307,25 +307,16 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
                                       cudaMemcpyDeviceToHost, stream));
 
   // The difference is final after the classification: it downloads on the copy stream while the
-  // search runs, and a helper thread unlocks its host memory once it is there.
+  // search runs. Both results stay page-locked (the voxel pool keeps their blocks so).
   PENUMBRA_CUDA_CHECK(cudaStreamWaitEvent(W.copy->s, classified.e, 0));
   Clock::time_point w0 = Clock::now();
   HostOutput diffHost = diffOut.get();
   waitMemoryMs += msSince(w0);
-  const bool diffLocked = diffHost.registered;
+  const bool diffLocked = diffHost.locked;
   download.begin(W.copy->s);
   PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(diffHost.data.data(), W.diff.get(), nRef * 4,
                                       cudaMemcpyDeviceToHost, W.copy->s));
   download.end(W.copy->s);
-  auto diffReady = std::make_shared<penumbra::cuda::Event>();
-  PENUMBRA_CUDA_CHECK(cudaEventRecord(diffReady->e, W.copy->s));
-  std::future<HostOutput> diffDone = std::async(
-      std::launch::async, [diffReady](HostOutput h) {
-        (void)cudaEventSynchronize(diffReady->e);  // an error shows on the copy stream's check
-        h.unregister();
-        return h;
-      },
-      std::move(diffHost));
 
   w0 = Clock::now();
   HostOutput gammaHost = gammaOut.get();
@@ -338,14 +329,8 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
   // The doses are on the GPU now: the keys say so (set only after every copy succeeded).
   W.refKey.set(r.reference);
   W.evalKey.set(r.evaluated);
-  const bool locked = gammaHost.registered && diffLocked;
-  w0 = Clock::now();
-  gammaHost.unregister();
-  unlockMs = msSince(w0);
-  w0 = Clock::now();
-  HostOutput diffFinal = diffDone.get();
-  waitDiffMs = msSince(w0);
-  PENUMBRA_CUDA_CHECK(cudaStreamSynchronize(W.copy->s));  // reports a failed copy
+  const bool locked = gammaHost.locked && diffLocked;
+  PENUMBRA_CUDA_CHECK(cudaStreamSynchronize(W.copy->s));  // the difference; reports a failed copy
 
   PointSummary sums;
   sums.runs.resize(std::size_t(statsRuns));
@@ -360,7 +345,7 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
   out.gamma.grid = g;
   out.gamma.data = std::move(gammaHost.data);
   out.difference.grid = g;
-  out.difference.data = std::move(diffFinal.data);
+  out.difference.data = std::move(diffHost.data);
 
   // Traffic model: classification reads each reference dose (and mask), the evaluated dose
   // through the cache (at least once), and writes two floats and the list; the search reads
@@ -391,8 +376,6 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
       std::string(locked ? "page-locked" : "pageable") + ", difference during the search",
       copyOut, download.totalMs(), 2, out.device));
   out.profiles.push_back(hostStageProfile("wait for result memory (host)", "made on helper threads", waitMemoryMs));
-  out.profiles.push_back(hostStageProfile("unlock gamma volume (host)", "cudaHostUnregister", unlockMs));
-  out.profiles.push_back(hostStageProfile("wait for difference volume (host)", "downloaded and unlocked meanwhile", waitDiffMs));
   out.profiles.push_back(hostStageProfile("CUDA backend (host wall)", "whole", msSince(start)));
   lease.succeeded();
   return sums;

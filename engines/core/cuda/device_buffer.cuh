@@ -61,7 +61,8 @@ public:
     PENUMBRA_CUDA_CHECK(cudaMemcpy(ptr_, host, count * sizeof(T), cudaMemcpyHostToDevice));
     PENUMBRA_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
   }
-  void upload(const std::vector<T>& host) {
+  template <typename A>
+  void upload(const std::vector<T, A>& host) {
     if (count_ != host.size()) allocate(host.size());
     upload(host.data(), host.size());
   }

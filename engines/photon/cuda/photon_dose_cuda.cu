@@ -360,10 +360,8 @@ void computeCuda(const ResolvedRequest& r, PhotonDoseResult& result, const JobCo
                                         s));
   PENUMBRA_CUDA_CHECK(cudaEventRecord(T.tStop.e, s));
   PENUMBRA_CUDA_CHECK(cudaStreamSynchronize(s));
-  const bool outputLocked = out.registered;
-  const auto tUnlock = std::chrono::steady_clock::now();
-  out.unregister();  // plain memory again before the caller owns it
-  const double unlockMs = msSince(tUnlock);
+  // The result stays page-locked: the voxel pool keeps its block so for the next result.
+  const bool outputLocked = out.locked;
   result.dose.grid = g;
   result.dose.data = std::move(out.data);
   const auto tDone = std::chrono::steady_clock::now();
@@ -390,7 +388,7 @@ void computeCuda(const ResolvedRequest& r, PhotonDoseResult& result, const JobCo
   appendRunProfiles(result, T, toString(variant), atomicFree ? "atomic-free" : "atomic", n,
                     ctOnGpu, outputLocked);
   result.profiles.push_back(
-      hostStageProfile("host_output", "wait for the result's memory + unlock it", waitMs + unlockMs));
+      hostStageProfile("host_output", "wait for the result's memory", waitMs));
   if (atomicFree)
     result.messages.push_back("GPU atomic-free deposit: " + std::to_string(directionLaunches) +
                               " transport launch(es), slot storage up to " +

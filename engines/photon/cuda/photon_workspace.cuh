@@ -67,7 +67,7 @@ struct Workspace {
   Workspace(const Workspace&) = delete;
   Workspace& operator=(const Workspace&) = delete;
   ~Workspace() {
-    if (nextOutput.valid()) nextOutput.wait();  // its HostOutput unregisters when freed
+    if (nextOutput.valid()) nextOutput.wait();  // its block goes back to the voxel pool
   }
 
   std::size_t deviceBytes() const {

@@ -32,8 +32,8 @@ using penumbra::cuda::launchProfile;
 constexpr int kChunksPerPass = 8;
 
 /// Copies on `stream` from pageable memory (staged before the call returns).
-template <typename T>
-void uploadAsync(DeviceBuffer<T>& buf, const std::vector<T>& host, cudaStream_t stream) {
+template <typename T, typename A>
+void uploadAsync(DeviceBuffer<T>& buf, const std::vector<T, A>& host, cudaStream_t stream) {
   buf.allocate(host.size());
   if (!host.empty())
     PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(buf.get(), host.data(), host.size() * sizeof(T),

@@ -266,10 +266,8 @@ void computeCuda(const ResolvedRequest& r, ProtonDoseResult& result, const JobCo
   tDownload.end(s);
   PENUMBRA_CUDA_CHECK(cudaEventRecord(tStop.e, s));
   PENUMBRA_CUDA_CHECK(cudaStreamSynchronize(s));
-  const bool outputLocked = out.registered;
-  const auto tUnlock = std::chrono::steady_clock::now();
-  out.unregister();  // plain memory again before the caller owns it
-  const double unlockMs = msSince(tUnlock);
+  // The result stays page-locked: the voxel pool keeps its block so for the next result.
+  const bool outputLocked = out.locked;
   result.dose.grid = dg;
   result.dose.data = std::move(out.data);
   sync.s = nullptr;
@@ -319,7 +317,7 @@ void computeCuda(const ResolvedRequest& r, ProtonDoseResult& result, const JobCo
       "host_gpu_inputs",
       "tables, spots, tile lists compared; " + formatBytes(inputBytes) + " uploaded", inputsMs));
   result.profiles.push_back(
-      hostStageProfile("host_output", "wait for the result's memory + unlock it", waitMs + unlockMs));
+      hostStageProfile("host_output", "wait for the result's memory", waitMs));
   if (!perBeam)
     result.messages.push_back(
         "GPU memory is short: the beams shared one set of BEV buffers, and nothing of them is "

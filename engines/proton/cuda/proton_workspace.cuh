@@ -126,7 +126,7 @@ struct Workspace {
   Workspace& operator=(const Workspace&) = delete;
   ~Workspace() {
     for (auto& f : nextOutputs)
-      if (f.valid()) f.wait();  // a HostOutput unregisters its pages when freed
+      if (f.valid()) f.wait();  // their blocks go back to the voxel pool
   }
   std::size_t deviceBytes() const {
     std::size_t b = (dSpr.size() + tables.dIdd.size() + tables.dSigma.size() + dDose.size()) *
