@@ -185,6 +185,27 @@ struct LatticeWalker {
     }
   }
 
+  /// One turn of walk()'s loop over a segment known to change nothing (the GPU transport before
+  /// its warp meets the TERMA box): the same DDA additions, and n and slot counted as walk()
+  /// counts them, without the visit. False where walk() would end (chord end, virtual grid
+  /// left); walk() then goes on from the state reached, bit for bit the state it would have had.
+  PENUMBRA_HD_INLINE bool skipStep(const LatticeBounds& b) {
+    tHere = walkMin(walkMin(tx, walkMin(ty, tz)), tEnd);
+    if (tHere - tPrev > T(0)) {
+      if (vx != sliceOfSlot) {
+        sliceOfSlot = vx;
+        slot = 0;
+      }
+      ++slot;
+      ++n;
+    }
+    if (tHere >= tEnd) return false;
+    step();
+    tPrev = tHere;
+    return unsigned(vx) < unsigned(b.nA) && unsigned(vy) < unsigned(b.vdims1) &&
+           unsigned(vz) < unsigned(b.vdims2);
+  }
+
   /// One step of the 3D-DDA (dda::traverse's two forms): classic steps one minimal axis,
   /// DDA-nc every minimal axis at once (adding 0 * delta to the others, which is exact).
   PENUMBRA_HD_INLINE void step() {
