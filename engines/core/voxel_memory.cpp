@@ -23,8 +23,8 @@ struct Block {
 
 /// Mapped 2 MiB-aligned and marked for huge pages (32 faults instead of 16384 for 64 MiB).
 void* mapBlock(std::size_t bytes) {
-  void* raw = mmap(nullptr, bytes + kHuge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                   -1, 0);
+  void* raw =
+      mmap(nullptr, bytes + kHuge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (raw == MAP_FAILED) throw std::bad_alloc();
   const auto r = reinterpret_cast<std::uintptr_t>(raw);
   const std::uintptr_t a = (r + kHuge - 1) & ~(kHuge - 1);

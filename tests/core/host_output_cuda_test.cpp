@@ -50,7 +50,8 @@ TEST(HostOutputCuda, AResultStaysPageLockedAndItsBlockServesTheNextResult) {
   EXPECT_GT(voxel_memory::trim(0), n * sizeof(float) - 1);
   EXPECT_EQ(voxel_memory::stats().lockedBlocks, 0u);
   unsigned flags = 0;
-  EXPECT_NE(cudaHostGetFlags(&flags, const_cast<float*>(first)), cudaSuccess) << "unlocked when the pool freed it";
+  EXPECT_NE(cudaHostGetFlags(&flags, const_cast<float*>(first)), cudaSuccess)
+      << "unlocked when the pool freed it";
   (void)cudaGetLastError();
   cudaFree(dev);
 #endif
