@@ -93,12 +93,17 @@ using SliceEntry = int4;
 /// Attributes of one kernel kind, summed over launches (core/cuda/launch_profile.cuh).
 using penumbra::cuda::KernelStats;
 
+/// The voxels the TERMA kernel computes (terma_box.hpp); the caller zero-fills the others.
+struct TermaBox {
+  int lo[3], dims[3];
+  int voxels;  ///< dims[0] dims[1] dims[2]
+};
 struct TermaLaunch {
   const float* density;
   const float* map;
   float* terma;
   Partial* partials;  ///< one per block
-  int n;
+  TermaBox box;
   int blocks;
 };
 void uploadTermaConst(const TermaConst& c, cudaStream_t stream);

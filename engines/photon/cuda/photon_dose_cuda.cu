@@ -41,6 +41,7 @@
 #include "photon/cuda/photon_cuda.cuh"
 #include "photon/cuda/photon_workspace.cuh"
 #include "photon/photon_backend.hpp"
+#include "photon/terma_box.hpp"
 #include "raytrace/raytrace.hpp"
 
 namespace penumbra::photon::detail {
@@ -209,7 +210,6 @@ void computeCuda(const ResolvedRequest& r, PhotonDoseResult& result, const JobCo
   }
   result.densityCached = densityHit;
 
-  PENUMBRA_CUDA_CHECK(cudaMemsetAsync(W.terma.get(), 0xFF, n * sizeof(float), s));
   if (atomicFree)
     PENUMBRA_CUDA_CHECK(cudaMemsetAsync(W.dose.get(), 0xFF, n * sizeof(float), s));
   else
@@ -241,15 +241,29 @@ void computeCuda(const ResolvedRequest& r, PhotonDoseResult& result, const JobCo
                                         cudaMemcpyHostToDevice, s));
     const pc::TermaConst tc = termaConstOf(r, beam, g, geo);
     pc::uploadTermaConst(tc, s);
+    // The kernel runs over the box of voxels whose TERMA can be > 0 (terma_box.hpp: its own
+    // quick-reject test, bounded on the host); every other voxel is exactly 0. (No voxel can:
+    // one voxel, which the kernel finds to be 0.)
+    pc::TermaBox box{};
+    int boxLo[3], boxHi[3];
+    if (!termaIndexBox(termaBoxInputOf(tc), boxLo, boxHi))
+      for (int a = 0; a < 3; ++a) boxLo[a] = boxHi[a] = 0;
+    box.voxels = 1;
+    for (int a = 0; a < 3; ++a) {
+      box.lo[a] = boxLo[a];
+      box.dims[a] = boxHi[a] - boxLo[a] + 1;
+      box.voxels *= box.dims[a];
+    }
+    const int boxBlocks = (box.voxels + pc::kTermaBlock - 1) / pc::kTermaBlock;
+    PENUMBRA_CUDA_CHECK(cudaMemsetAsync(W.terma.get(), 0, n * sizeof(float), s));
     T.tTerma.begin(s);
-    pc::launchTerma(
-        variant,
-        {W.density.get(), W.map.get(), W.terma.get(), W.partials.get(), int(n), termaBlocks}, s,
-        T.stTerma);
+    pc::launchTerma(variant,
+                    {W.density.get(), W.map.get(), W.terma.get(), W.partials.get(), box, boxBlocks},
+                    s, T.stTerma);
     T.tTerma.end(s);
     const int termaStat = statsUsed++;
     T.tReduce.begin(s);
-    pc::launchReducePartials(W.partials.get(), termaBlocks, W.stats.get() + termaStat, s, T.stReduce);
+    pc::launchReducePartials(W.partials.get(), boxBlocks, W.stats.get() + termaStat, s, T.stReduce);
     T.tReduce.end(s);
 
     // Host work that does not need the box overlaps the TERMA kernel.

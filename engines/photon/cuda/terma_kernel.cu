@@ -72,13 +72,15 @@ struct PathAccumulator {
 template <DdaVariant V>
 __global__ void __launch_bounds__(kTermaBlock)
     termaKernel(const float* __restrict__ density, const float* __restrict__ map,
-                float* __restrict__ terma, Partial* __restrict__ partials, int n) {
+                float* __restrict__ terma, Partial* __restrict__ partials, TermaBox box) {
   const TermaConst& c = c_terma;
-  const int v = blockIdx.x * kTermaBlock + threadIdx.x;
+  const int b = blockIdx.x * kTermaBlock + threadIdx.x;  // voxel of the box, i fastest
   Partial mine = emptyPartial();
-  if (v < n) {
+  if (b < box.voxels) {
     const int nx = c.geo.dims[0], ny = c.geo.dims[1];
-    const int i = v % nx, j = (v / nx) % ny, k = v / (nx * ny);
+    const int i = box.lo[0] + b % box.dims[0], j = box.lo[1] + (b / box.dims[0]) % box.dims[1],
+              k = box.lo[2] + b / (box.dims[0] * box.dims[1]);
+    const int v = (k * ny + j) * nx + i;
     const int idx[3] = {i, j, k};
     double rel[3];
     for (int a = 0; a < 3; ++a) {
@@ -131,12 +133,12 @@ void uploadTermaConst(const TermaConst& c, cudaStream_t stream) {
 void launchTerma(DdaVariant variant, const TermaLaunch& a, cudaStream_t stream, KernelStats& st) {
   if (variant == DdaVariant::Classic) {
     termaKernel<DdaVariant::Classic>
-        <<<a.blocks, kTermaBlock, 0, stream>>>(a.density, a.map, a.terma, a.partials, a.n);
+        <<<a.blocks, kTermaBlock, 0, stream>>>(a.density, a.map, a.terma, a.partials, a.box);
     PENUMBRA_CUDA_CHECK_LAUNCH("termaKernel<Classic>");
     st.fn = (const void*)termaKernel<DdaVariant::Classic>;
   } else {
     termaKernel<DdaVariant::BranchFree>
-        <<<a.blocks, kTermaBlock, 0, stream>>>(a.density, a.map, a.terma, a.partials, a.n);
+        <<<a.blocks, kTermaBlock, 0, stream>>>(a.density, a.map, a.terma, a.partials, a.box);
     PENUMBRA_CUDA_CHECK_LAUNCH("termaKernel<BranchFree>");
     st.fn = (const void*)termaKernel<DdaVariant::BranchFree>;
   }
