@@ -207,7 +207,8 @@ std::vector<BenchRow> benchGamma(int reps, const std::string& writeCaseDir) {
     kernel.repetitions = reps;
     kernel.medianMs = medianOf(kernelMs);
     kernel.minMs = *std::min_element(kernelMs.begin(), kernelMs.end());
-    BenchRow kernelRow{"gamma", c.name, kernel, rateText(gpuResult, kernel.medianMs), "kernel only"};
+    BenchRow kernelRow{"gamma", c.name, kernel, rateText(gpuResult, kernel.medianMs),
+                       "search only: its span on the GPU over the slabs"};
     kernelRow.speedupVsCpu = cpuMs / kernel.medianMs;
     rows.push_back(wholeRow);
     rows.push_back(pacedRow);

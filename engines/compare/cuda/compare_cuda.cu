@@ -2,7 +2,8 @@
 // criterion on the same doses uploads nothing); classification, the gamma search
 // (gamma_kernels.cuh) and the statistics (compare_stats_kernel.cuh) are enqueued at once, and
 // the two result volumes download by DMA into host memory prepared (touched and page-locked) on
-// helper threads: the difference while the search runs, the gamma after it.
+// helper threads: the difference while the search runs, the gamma slab by slab as the search
+// finishes each slab (only the last slab's download follows the search).
 //
 // Tried and dropped (H200, 2026-11-26): downloading through a page-locked staging buffer in
 // chunks with host threads copying out of it, to spare the page-locking of each result: the
@@ -10,6 +11,7 @@
 // search) and the warm call stayed at 11.3-12.3 ms.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -17,6 +19,7 @@
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 #include "compare/compare_internal.hpp"
 #include "compare/cuda/compare_stats_kernel.cuh"
@@ -77,7 +80,7 @@ struct Workspace {
   penumbra::cuda::DeviceBuffer<unsigned long long> counters, histogram;
   penumbra::cuda::DeviceBuffer<PointSums> runs;
   penumbra::cuda::PinnedBuffer<unsigned char> small;  ///< sums, histogram, counters
-  std::unique_ptr<penumbra::cuda::Stream> compute, copy;
+  std::unique_ptr<penumbra::cuda::Stream> compute, compute2, copy;
   std::future<penumbra::cuda::HostOutput> nextGamma, nextDiff;
   std::size_t nextSize = 0;
   ~Workspace() {
@@ -172,6 +175,7 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
   WorkspaceLease lease(device);
   Workspace& W = *lease;
   if (!W.compute) W.compute = std::make_unique<penumbra::cuda::Stream>();
+  if (!W.compute2) W.compute2 = std::make_unique<penumbra::cuda::Stream>();
   if (!W.copy) W.copy = std::make_unique<penumbra::cuda::Stream>();
   const cudaStream_t stream = W.compute->s;
 
@@ -229,14 +233,21 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
   s.field.dose = W.eval.get();
   const Grid& g = r.reference->grid;
   const long long slice = (long long)g.dims[0] * g.dims[1];
-  // Classification: about 2^23 points a launch (a few hundred microseconds each).
-  const int slicesPerLaunch = int(std::max<long long>(1, (1ll << 23) / std::max(1ll, slice)));
+  // Slabs of slices, each classified, then searched (persistent blocks over its part of the
+  // list), then downloaded while the next slabs are searched: the gamma volume's download
+  // (1.2 ms for 64 MiB) hides behind the search except for the last slab's. About 2^22 points
+  // a slab, at most kMaxSlabs. Successive slabs' searches run on two streams, so that a slab's
+  // blocks start while the previous slab's last points finish (no idle GPU between them).
+  const int slabSlices = int(std::max<long long>(
+      {1, (1ll << 22) / std::max(1ll, slice), ((long long)g.dims[2] + kMaxSlabs - 1) / kMaxSlabs}));
+  const int slabs = (g.dims[2] + slabSlices - 1) / slabSlices;
   penumbra::cuda::KernelStats classifyStats, searchStats, statsStats;
   classifyStats.fn = (const void*)classifyKernel;
   classifyStats.block = kBlock;
-  for (int k0 = 0; k0 < g.dims[2]; k0 += slicesPerLaunch) {
+  std::vector<std::unique_ptr<penumbra::cuda::Event>> classifiedSlab, searchedSlab;
+  for (int b = 0; b < slabs; ++b) {
     job.checkCancel();
-    const int k1 = std::min(g.dims[2], k0 + slicesPerLaunch);
+    const int k0 = b * slabSlices, k1 = std::min(g.dims[2], k0 + slabSlices);
     const long long points = (long long)(k1 - k0) * slice;
     const int blocks = int((points + kBlock - 1) / kBlock);
     classifyStats.grid = blocks;
@@ -246,16 +257,22 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
                                                   k1, W.counters.get());
     PENUMBRA_CUDA_CHECK_LAUNCH("classifyKernel");
     classify.end(stream);
+    // The slab's part of the list ends at the count so far (the classification appends in
+    // launch order on this stream).
+    PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(W.counters.get() + kSlabEnd + b, W.counters.get() + kListed,
+                                        sizeof(unsigned long long), cudaMemcpyDeviceToDevice,
+                                        stream));
+    classifiedSlab.push_back(std::make_unique<penumbra::cuda::Event>());
+    PENUMBRA_CUDA_CHECK(cudaEventRecord(classifiedSlab.back()->e, stream));
   }
-  penumbra::cuda::Event classified;
-  PENUMBRA_CUDA_CHECK(cudaEventRecord(classified.e, stream));
+  const penumbra::cuda::Event& classified = *classifiedSlab.back();
 
   // The search: persistent blocks, as many as fit on the GPU at once, over ranges of 2^21 list
-  // entries a launch, enqueued straight behind the classification without waiting for its
-  // count (each launch reads the list's length from device memory, and one past it returns at
-  // once): the host waits for nothing until the result is down. Every 4 launches (8 M listed
-  // points, tens of milliseconds) the host waits for the GPU to report progress and honour a
-  // cancel.
+  // entries a launch, enqueued straight behind each slab's classification without waiting for
+  // its count (each launch reads its slab's list range from device memory, and one past it
+  // returns at once): the host waits for nothing until the result is down. Every 4 launches
+  // (8 M listed points, tens of milliseconds) the host waits for the GPU to report progress and
+  // honour a cancel.
   // Refill when 8 lanes are idle: 3.54 / 4.24 ms (2 %/2 mm, 1 %/1 mm on box4-256, H100
   // 2026-11-26) against 3.72 / 4.68 ms for every lane at once; 4 and 16 measured alike.
   // (Also measured, within the noise of these: at most 2, 4, 8 or 16 cell positions scanned a
@@ -266,21 +283,35 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
   const unsigned long long perLaunch = 1ull << 21;
   const int blocks = residentBlocks(searchFn, device, ((long long)std::min<unsigned long long>(nRef, perLaunch) + kBlock - 1) / kBlock);
   searchStats.grid = blocks;
-  for (unsigned long long p0 = 0, i = 0; s.gamma && p0 < nRef; p0 += perLaunch, ++i) {
-    if (i > 0 && i % 4 == 0) {
-      const unsigned long long listedNow = readCounter(W, kListed, stream);
-      if (p0 >= listedNow) break;
-      job.report(0.05 + 0.9 * double(p0) / double(listedNow), "gamma (CUDA)");
-      job.checkCancel();
+  int launches = 0;
+  for (int b = 0; b < slabs && s.gamma; ++b) {
+    const cudaStream_t ss = b % 2 == 0 ? stream : W.compute2->s;
+    PENUMBRA_CUDA_CHECK(cudaStreamWaitEvent(ss, classifiedSlab[std::size_t(b)]->e, 0));
+    const int k0 = b * slabSlices, k1 = std::min(g.dims[2], k0 + slabSlices);
+    const unsigned long long slabPoints = (unsigned long long)(k1 - k0) * (unsigned long long)slice;
+    for (unsigned long long p0 = 0; p0 < slabPoints; p0 += perLaunch, ++launches) {
+      if (launches > 0 && launches % 4 == 0) {
+        (void)readCounter(W, kListed, ss);  // waits for this stream's launches so far
+        job.report(0.05 + 0.9 * double(b) / double(slabs), "gamma (CUDA)");
+        job.checkCancel();
+      }
+      const unsigned long long p1 = std::min<unsigned long long>(slabPoints, p0 + perLaunch);
+      PENUMBRA_CUDA_CHECK(cudaMemsetAsync(W.counters.get() + kNext + b, 0, sizeof(unsigned long long), ss));
+      kernel.begin(ss);
+      searchFn<<<blocks, kBlock, 0, ss>>>(s, W.ref.get(), W.list.get(), b, unsigned(p0),
+                                          unsigned(p1), W.gamma.get(), W.counters.get());
+      PENUMBRA_CUDA_CHECK_LAUNCH("searchKernel");
+      kernel.end(ss);
     }
-    const unsigned long long p1 = std::min<unsigned long long>(nRef, p0 + perLaunch);
-    PENUMBRA_CUDA_CHECK(cudaMemsetAsync(W.counters.get() + kNext, 0, sizeof(unsigned long long), stream));
-    kernel.begin(stream);
-    searchFn<<<blocks, kBlock, 0, stream>>>(s, W.ref.get(), W.list.get(), unsigned(p0),
-                                            unsigned(p1), W.gamma.get(), W.counters.get());
-    PENUMBRA_CUDA_CHECK_LAUNCH("searchKernel");
-    kernel.end(stream);
+    searchedSlab.push_back(std::make_unique<penumbra::cuda::Event>());
+    PENUMBRA_CUDA_CHECK(cudaEventRecord(searchedSlab.back()->e, ss));
   }
+  // The statistics need every slab's gamma.
+  for (const auto& e : searchedSlab) PENUMBRA_CUDA_CHECK(cudaStreamWaitEvent(stream, e->e, 0));
+  // The search's span on the GPU: from the first slab's list to the last slab's last point (the
+  // launches of successive slabs overlap, so their own intervals do not add up).
+  penumbra::cuda::Event searchDone;
+  PENUMBRA_CUDA_CHECK(cudaEventRecord(searchDone.e, stream));
 
   // Statistics on the GPU; the sums and counters go into page-locked memory (a copy into
   // pageable memory would hold the host until the search is done).
@@ -307,30 +338,34 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
                                       cudaMemcpyDeviceToHost, stream));
 
   // The difference is final after the classification: it downloads on the copy stream while the
-  // search runs. Both results stay page-locked (the voxel pool keeps their blocks so).
+  // search runs, then each slab's gamma once that slab's search is done. Both results stay
+  // page-locked (the voxel pool keeps their blocks so).
   PENUMBRA_CUDA_CHECK(cudaStreamWaitEvent(W.copy->s, classified.e, 0));
   Clock::time_point w0 = Clock::now();
   HostOutput diffHost = diffOut.get();
+  HostOutput gammaHost = gammaOut.get();
   waitMemoryMs += msSince(w0);
   const bool diffLocked = diffHost.locked;
   download.begin(W.copy->s);
   PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(diffHost.data.data(), W.diff.get(), nRef * 4,
                                       cudaMemcpyDeviceToHost, W.copy->s));
   download.end(W.copy->s);
-
-  w0 = Clock::now();
-  HostOutput gammaHost = gammaOut.get();
-  waitMemoryMs += msSince(w0);
-  download.begin(stream);
-  PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(gammaHost.data.data(), W.gamma.get(), nRef * 4,
-                                      cudaMemcpyDeviceToHost, stream));
-  download.end(stream);
+  for (int b = 0; b < slabs; ++b) {
+    if (b < int(searchedSlab.size()))
+      PENUMBRA_CUDA_CHECK(cudaStreamWaitEvent(W.copy->s, searchedSlab[std::size_t(b)]->e, 0));
+    const std::size_t v0 = std::size_t(b) * std::size_t(slabSlices) * std::size_t(slice);
+    const std::size_t v1 = std::min(nRef, v0 + std::size_t(slabSlices) * std::size_t(slice));
+    download.begin(W.copy->s);
+    PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(gammaHost.data.data() + v0, W.gamma.get() + v0,
+                                        (v1 - v0) * 4, cudaMemcpyDeviceToHost, W.copy->s));
+    download.end(W.copy->s);
+  }
   PENUMBRA_CUDA_CHECK(cudaStreamSynchronize(stream));
   // The doses are on the GPU now: the keys say so (set only after every copy succeeded).
   W.refKey.set(r.reference);
   W.evalKey.set(r.evaluated);
   const bool locked = gammaHost.locked && diffLocked;
-  PENUMBRA_CUDA_CHECK(cudaStreamSynchronize(W.copy->s));  // the difference; reports a failed copy
+  PENUMBRA_CUDA_CHECK(cudaStreamSynchronize(W.copy->s));  // both volumes; reports a failed copy
 
   PointSummary sums;
   sums.runs.resize(std::size_t(statsRuns));
@@ -355,9 +390,12 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
   searchStats.bytes = double(listed) * 12;
   statsStats.bytes = double(nRef) * (12 + (r.mask ? 1 : 0));
   const std::string variant = r.criteria.local ? "local" : "global";
+  float searchSpanMs = 0;
+  if (s.gamma)
+    PENUMBRA_CUDA_CHECK(cudaEventElapsedTime(&searchSpanMs, classifiedSlab.front()->e, searchDone.e));
   if (s.gamma)
     out.profiles.push_back(penumbra::cuda::launchProfile("gamma_search", variant, searchStats,
-                                                         kernel.totalMs(), kernel.launches(),
+                                                         searchSpanMs, kernel.launches(),
                                                          out.device));
   out.profiles.push_back(penumbra::cuda::launchProfile("classify points", variant, classifyStats,
                                                        classify.totalMs(), classify.launches(),
@@ -373,8 +411,9 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
   copyOut.bytes = double(nRef) * 8;
   out.profiles.push_back(penumbra::cuda::launchProfile(
       "download gamma + difference",
-      std::string(locked ? "page-locked" : "pageable") + ", difference during the search",
-      copyOut, download.totalMs(), 2, out.device));
+      std::string(locked ? "page-locked" : "pageable") + ", difference during the search, gamma in " +
+          std::to_string(slabs) + " slab(s) as the search ends each",
+      copyOut, download.totalMs(), download.launches(), out.device));
   out.profiles.push_back(hostStageProfile("wait for result memory (host)", "made on helper threads", waitMemoryMs));
   out.profiles.push_back(hostStageProfile("CUDA backend (host wall)", "whole", msSince(start)));
   lease.succeeded();

@@ -24,12 +24,16 @@ namespace penumbra::compare::detail::gpu {
 
 constexpr int kBlock = 128;
 
+/// Slabs of slices classified (and then searched and downloaded) one after the other, at most.
+constexpr int kMaxSlabs = 8;
+
 /// Counters of one run, in device memory.
 enum Counter {
   kListed = 0,        ///< points listed for a gamma
   kDepthLimited = 1,  ///< depth-limited points
-  kNext = 2,          ///< the next list entry the search hands out
-  kCounters = 3
+  kSlabEnd = 2,       ///< kMaxSlabs entries: the list's length after slab s was classified
+  kNext = kSlabEnd + kMaxSlabs,  ///< kMaxSlabs entries: the next list entry of slab s's search
+  kCounters = kNext + kMaxSlabs
 };
 
 /// The point's grid indices; 32-bit arithmetic (the backend takes fewer than 2^32 points: a
@@ -94,12 +98,15 @@ __device__ __forceinline__ void startPoint(const PointSetup<float>& s,
 template <int kRefill>
 __global__ void __launch_bounds__(kBlock)
     searchKernel(PointSetup<float> s, const float* __restrict__ ref,
-                 const unsigned* __restrict__ list, unsigned first, unsigned last,
+                 const unsigned* __restrict__ list, int slab, unsigned from, unsigned to,
                  float* __restrict__ gamma, unsigned long long* counters) {
-  // The list ends where the classification counted (device memory: the host enqueues the
-  // search without waiting for the count).
-  const unsigned listed = unsigned(counters[kListed]);
-  last = last < listed ? last : listed;
+  // Entries [from, to) of slab `slab`'s part of the list, which the classification counted
+  // (device memory: the host enqueues the search without waiting for the counts).
+  const unsigned begin = slab > 0 ? unsigned(counters[kSlabEnd + slab - 1]) : 0u;
+  const unsigned end = unsigned(counters[kSlabEnd + slab]);
+  const unsigned first = begin + from;
+  unsigned last = begin + to;
+  last = last < end ? last : end;
   const int lane = threadIdx.x & 31;
   GammaSearch<float> g;
   long long at = -1;  // this lane's point; -1: none (take one), -2: the list is exhausted
@@ -109,7 +116,8 @@ __global__ void __launch_bounds__(kBlock)
     if (wants && (__popc(wants) >= kRefill || !busy)) {
       const int leader = __ffs(wants) - 1;
       unsigned base = 0;
-      if (lane == leader) base = first + unsigned(atomicAdd(counters + kNext, (unsigned long long)__popc(wants)));
+      if (lane == leader)
+        base = first + unsigned(atomicAdd(counters + kNext + slab, (unsigned long long)__popc(wants)));
       base = __shfl_sync(0xffffffffu, base, leader);
       if (at == -1) {
         const unsigned idx = base + __popc(wants & ((1u << lane) - 1u));
