@@ -17,12 +17,16 @@
 
 namespace penumbra::photon {
 
+/// The beam's geometry as the TERMA kernel sees it (the base of its constants, TermaConst in
+/// cuda/photon_cuda.cuh; no default member values, so that it may live in __constant__ memory).
 struct TermaBoxInput {
   dda::Geometry geo;  ///< the dose grid
   double source[3], u[3], v[3], w[3];
-  double sad = 1000, footU = 0, footV = 0;  ///< mm
-  double mapU0 = 0, mapV0 = 0, mapPitch = 1;
-  int openLo[2] = {0, 0}, openHi[2] = {-1, -1};  ///< open pixels of the map (lo > hi: none)
+  double sad, footU, footV;  ///< mm; the voxel's lateral footprint along u and v
+  double mapU0, mapV0, mapPitch;
+  /// Pixel box of the map's open pixels (value > 0), inclusive (lo > hi: none): a voxel whose
+  /// footprint samples all lie more than a pixel outside it has open fraction 0.
+  int openLo[2], openHi[2];
 };
 
 /// lo/hi (inclusive, inside the grid) of every voxel the quick-reject test lets through;

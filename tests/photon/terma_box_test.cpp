@@ -65,7 +65,7 @@ void rotation(std::mt19937& rng, double m[3][3], bool axisAligned) {
 /// A beam from a random gantry angle and tilt (source at distance sad from the isocentre).
 TermaBoxInput randomCase(std::mt19937& rng, bool rotatedGrid) {
   std::uniform_real_distribution<double> U(0, 1);
-  TermaBoxInput in;
+  TermaBoxInput in{};
   in.geo.dims[0] = 18 + int(U(rng) * 10);
   in.geo.dims[1] = 14 + int(U(rng) * 10);
   in.geo.dims[2] = 10 + int(U(rng) * 8);
@@ -127,7 +127,7 @@ TEST(TermaBox, HoldsEveryVoxelTheKernelsQuickRejectLetsThrough) {
 }
 
 TermaBoxInput axisAlignedField() {
-  TermaBoxInput in;
+  TermaBoxInput in{};
   in.geo.dims[0] = in.geo.dims[1] = in.geo.dims[2] = 64;
   for (int a = 0; a < 3; ++a) {
     in.geo.spacing[a] = 2;

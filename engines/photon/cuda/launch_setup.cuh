@@ -96,27 +96,6 @@ struct TransportBatch {
   long long slotBase = 0;  ///< atomic-free slot entries of the launch
 };
 
-/// The inputs of the host's bound of the voxels whose TERMA can be > 0 (terma_box.hpp): the
-/// geometry the TERMA kernel's quick reject reads from `tc`.
-TermaBoxInput termaBoxInputOf(const pc::TermaConst& tc) {
-  TermaBoxInput in;
-  in.geo = tc.geo;
-  for (int a = 0; a < 3; ++a) {
-    in.source[a] = tc.source[a];
-    in.u[a] = tc.u[a];
-    in.v[a] = tc.v[a];
-    in.w[a] = tc.w[a];
-  }
-  in.sad = tc.sad;
-  in.footU = tc.footU;
-  in.footV = tc.footV;
-  in.mapU0 = tc.mapU0;
-  in.mapV0 = tc.mapV0;
-  in.mapPitch = tc.mapPitch;
-  for (int c = 0; c < 2; ++c) in.openLo[c] = tc.openLo[c], in.openHi[c] = tc.openHi[c];
-  return in;
-}
-
 /// The next launch's directions, from order[next] on (ConeSet order; `next` advances past
 /// them): at most kMaxDirectionsPerLaunch, and for the atomic-free deposit as many as their
 /// slot storage fits in slotBudget bytes (at least one). `ts` holds the TERMA box.

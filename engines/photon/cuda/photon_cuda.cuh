@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "core/cuda/launch_profile.cuh"
+#include "photon/terma_box.hpp"
 #include "photon/transport_lattice.hpp"
 #include "raytrace/dda_traversal.hpp"
 
@@ -33,16 +34,10 @@ struct Partial {
   int lo[3], hi[3];          ///< TERMA: index box of TERMA > 0 (lo > hi: empty)
 };
 
-/// One beam for the TERMA kernel (constant memory).
-struct TermaConst {
-  dda::Geometry geo;  ///< the dose grid
-  double source[3], u[3], v[3], w[3];
-  double sad, footU, footV;  ///< mm; the voxel's lateral footprint along u and v
-  double mapU0, mapV0, mapPitch;
+/// One beam for the TERMA kernel (constant memory): its geometry (terma_box.hpp, from which the
+/// host bounds the voxels the kernel runs over), map size, spectrum and softening.
+struct TermaConst : TermaBoxInput {
   int mapNu, mapNv;
-  /// Pixel box of the map's open pixels (value > 0), inclusive: a voxel whose footprint
-  /// samples all lie more than a pixel outside it has open fraction 0 without sampling.
-  int openLo[2], openHi[2];
   int nE;
   float released[kMaxSpectrum];  ///< f_E E mu/rho_E
   float muMm[kMaxSpectrum];      ///< mu/rho_E / 10: per water-equivalent mm

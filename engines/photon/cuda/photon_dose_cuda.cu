@@ -246,7 +246,7 @@ void computeCuda(const ResolvedRequest& r, PhotonDoseResult& result, const JobCo
     // one voxel, which the kernel finds to be 0.)
     pc::TermaBox box{};
     int boxLo[3], boxHi[3];
-    if (!termaIndexBox(termaBoxInputOf(tc), boxLo, boxHi))
+    if (!termaIndexBox(tc, boxLo, boxHi))
       for (int a = 0; a < 3; ++a) boxLo[a] = boxHi[a] = 0;
     box.voxels = 1;
     for (int a = 0; a < 3; ++a) {
