@@ -41,7 +41,7 @@ struct Pool {
   LockHooks hooks;
   std::unordered_map<const void*, Block> live;
   std::deque<Block> idle;  ///< oldest first
-  std::size_t idleBytes = 0, mapped = 0;
+  std::size_t idleBytes = 0, lockedBytes = 0, mapped = 0;
 
   /// Removes idle blocks beyond the limits (oldest first), to be freed outside the lock.
   std::vector<Block> takeExcess(std::size_t keepBytes, std::size_t keepBlocks) {
@@ -49,7 +49,24 @@ struct Pool {
     while (!idle.empty() && (idleBytes > keepBytes || idle.size() > keepBlocks)) {
       out.push_back(idle.front());
       idleBytes -= idle.front().bytes;
+      if (idle.front().locked) lockedBytes -= idle.front().bytes;
       idle.pop_front();
+    }
+    return out;
+  }
+
+  /// Removes idle locked blocks (oldest first) until `more` locked bytes fit under the cap.
+  std::vector<Block> takeLockedFor(std::size_t more) {
+    std::vector<Block> out;
+    for (auto it = idle.begin(); it != idle.end() && lockedBytes + more > kLockedBytesCap;) {
+      if (!it->locked) {
+        ++it;
+        continue;
+      }
+      out.push_back(*it);
+      idleBytes -= it->bytes;
+      lockedBytes -= it->bytes;
+      it = idle.erase(it);
     }
     return out;
   }
@@ -126,6 +143,8 @@ bool lockBlock(const void* p) {
   Pool& P = pool();
   Block b;
   LockHooks hooks;
+  std::vector<Block> freed;
+  bool fits = false;
   {
     std::lock_guard<std::mutex> lock(P.m);
     const auto it = P.live.find(p);
@@ -133,10 +152,20 @@ bool lockBlock(const void* p) {
     if (it->second.locked) return true;
     b = it->second;
     hooks = P.hooks;
+    freed = P.takeLockedFor(b.bytes);
+    fits = P.lockedBytes + b.bytes <= kLockedBytesCap;
+    if (fits)
+      P.lockedBytes += b.bytes;  // reserved before the lock, so that threads cannot overshoot
   }
+  release(freed, hooks);
+  if (!fits) return false;
   // Outside the pool's lock (3-4 ms for 64 MiB): the caller owns the block, nobody frees it now.
-  if (!hooks.lock(b.base, b.bytes)) return false;
+  const bool locked = hooks.lock(b.base, b.bytes);
   std::lock_guard<std::mutex> lock(P.m);
+  if (!locked) {
+    P.lockedBytes -= b.bytes;
+    return false;
+  }
   const auto it = P.live.find(p);
   if (it != P.live.end()) it->second.locked = true;
   return true;
@@ -165,6 +194,7 @@ PoolStats stats() {
   s.idleBlocks = P.idle.size();
   s.idleBytes = P.idleBytes;
   s.mapped = P.mapped;
+  s.lockedBytes = P.lockedBytes;
   for (const auto& [p, b] : P.live) s.lockedBlocks += b.locked ? 1 : 0;
   for (const Block& b : P.idle) s.lockedBlocks += b.locked ? 1 : 0;
   return s;

@@ -21,6 +21,10 @@ inline constexpr std::size_t kPooledFrom = std::size_t(8) << 20;
 /// The pool frees idle blocks beyond these (oldest first).
 inline constexpr std::size_t kIdleBytesCap = std::size_t(1) << 30;
 inline constexpr std::size_t kIdleBlocksCap = 8;
+/// Page-locked memory (live and idle blocks together) stays below this: past it lockBlock()
+/// first frees idle locked blocks, then refuses (the result then downloads through pageable
+/// memory), so that a session holding many GPU results does not pin gigabytes of RAM.
+inline constexpr std::size_t kLockedBytesCap = std::size_t(4) << 30;
 
 void* allocate(std::size_t bytes);  ///< throws std::bad_alloc
 void deallocate(void* p, std::size_t bytes) noexcept;
@@ -33,8 +37,8 @@ struct LockHooks {
 void installLockHooks(LockHooks hooks);
 
 /// Page-locks the pooled block that begins at p (the data() of a pooled volume). True when the
-/// block is locked (now or already); false for memory below kPooledFrom, without hooks, or when
-/// the lock failed (the caller then transfers through pageable memory).
+/// block is locked (now or already); false for memory below kPooledFrom, without hooks, past
+/// kLockedBytesCap, or when the lock failed (the caller then transfers through pageable memory).
 bool lockBlock(const void* p);
 
 /// Frees idle blocks (unlocking them first) until at most keepBytes stay idle. Returns the bytes
@@ -43,7 +47,8 @@ std::size_t trim(std::size_t keepBytes = 0);
 
 struct PoolStats {
   std::size_t liveBlocks = 0, idleBlocks = 0, idleBytes = 0, lockedBlocks = 0;
-  std::size_t mapped = 0;  ///< blocks mapped from the system since the start
+  std::size_t lockedBytes = 0;  ///< of the locked blocks, live and idle
+  std::size_t mapped = 0;       ///< blocks mapped from the system since the start
 };
 PoolStats stats();
 

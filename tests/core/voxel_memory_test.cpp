@@ -129,6 +129,28 @@ TEST(VoxelMemory, IdleBlocksBeyondTheCapAreFreedOldestFirst) {
   EXPECT_EQ(RecordingHooks::unlocked[0], oldest);
 }
 
+TEST(VoxelMemory, LockedMemoryStaysBelowItsCap) {
+  voxel_memory::trim(0);
+  RecordingHooks hooks;
+  // Untouched blocks (allocate, not a vector: no zero fill), so no RAM is used.
+  const std::size_t gib = std::size_t(1) << 30;
+  const std::size_t fit = voxel_memory::kLockedBytesCap / gib;
+  std::vector<void*> blocks;
+  for (std::size_t i = 0; i <= fit; ++i) blocks.push_back(voxel_memory::allocate(gib));
+  for (std::size_t i = 0; i < fit; ++i) EXPECT_TRUE(voxel_memory::lockBlock(blocks[i])) << i;
+  EXPECT_EQ(voxel_memory::stats().lockedBytes, fit * gib);
+  EXPECT_FALSE(voxel_memory::lockBlock(blocks[fit])) << "past the cap: refused, not locked";
+  EXPECT_EQ(RecordingHooks::locked.size(), fit);
+  voxel_memory::deallocate(blocks[0], gib);  // idle and still locked
+  EXPECT_TRUE(voxel_memory::lockBlock(blocks[fit])) << "the idle locked block makes room";
+  ASSERT_EQ(RecordingHooks::unlocked.size(), 1u);
+  EXPECT_EQ(RecordingHooks::unlocked[0], blocks[0]);
+  EXPECT_EQ(voxel_memory::stats().lockedBytes, fit * gib);
+  for (std::size_t i = 1; i <= fit; ++i) voxel_memory::deallocate(blocks[i], gib);
+  voxel_memory::trim(0);
+  EXPECT_EQ(voxel_memory::stats().lockedBytes, 0u);
+}
+
 TEST(VoxelMemory, VolumesCopyAndMoveAsBefore) {
   Volume<float> a(cube(128, 128, 130), 0.0f);  // 8.1 MiB
   for (std::size_t i = 0; i < a.data.size(); ++i) a.data[i] = float(i % 977);
