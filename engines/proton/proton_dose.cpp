@@ -116,8 +116,15 @@ WorkspaceEstimate workspaceBytes(const ProtonDoseRequest& r) {
   double bevMax = 0, tilesMax = 0, tableBytes = 0, matrixEntries = 0;
   detail::DoseMatrixDeviceSizes mSizes;  // the GPU matrix build keeps every beam's WEPL
   std::set<double> energies;
-  for (const ProtonBeam& b : r.beams) {
-    const BeamLayout L = detail::cachedLayoutBeam(b, dg, machine, r.params.sampling);
+  // The beams' layouts (cached; after a geometry edit each takes ~0.5 ms of tile counting for
+  // hn-2field) side by side, one thread a beam.
+  std::vector<BeamLayout> layouts(r.beams.size());
+  parallelFor(r.beams.size(), int(r.beams.size()), JobControl{}, [&](std::size_t i, int) {
+    layouts[i] = detail::cachedLayoutBeam(r.beams[i], dg, machine, r.params.sampling);
+  });
+  for (std::size_t bi = 0; bi < r.beams.size(); ++bi) {
+    const ProtonBeam& b = r.beams[bi];
+    const BeamLayout& L = layouts[bi];
     bevMax = std::max(bevMax, double(L.bevSamples()));
     tilesMax = std::max(tilesMax, double(L.tileListEntries) +
                                       double(L.tileCount()) * double(b.layers.size() + 1));
@@ -250,14 +257,20 @@ ProtonDoseResult computeProtonDose(const ProtonDoseRequest& req, const JobContro
   job.report(0.0, "proton dose: depth-dose and sigma tables");
   machine->prepare(energies, r.threads);
   job.checkCancel();
-  std::size_t firstSpot = 0;
-  for (const auto& b : req.beams) {
-    r.beams.push_back(
-        detail::cachedPrepareBeam(b, r.doseGrid, machine, req.params.sampling, firstSpot));
-    if (r.beams.back().layout.empty)
-      result.messages.push_back("beam '" + b.name + "' misses the dose grid or has no spots");
-    firstSpot += b.spotCount();
-  }
+  // The beams' tile lists (cached; after a geometry edit ~0.9 ms a beam for hn-2field) side by
+  // side, one thread a beam; each beam's first global spot is fixed beforehand.
+  std::vector<std::size_t> firstSpots(req.beams.size(), 0);
+  for (std::size_t bi = 1; bi < req.beams.size(); ++bi)
+    firstSpots[bi] = firstSpots[bi - 1] + req.beams[bi - 1].spotCount();
+  r.beams.resize(req.beams.size());
+  parallelFor(req.beams.size(), int(req.beams.size()), job, [&](std::size_t bi, int) {
+    r.beams[bi] = detail::cachedPrepareBeam(req.beams[bi], r.doseGrid, machine,
+                                            req.params.sampling, firstSpots[bi]);
+  });
+  job.checkCancel();
+  for (std::size_t bi = 0; bi < req.beams.size(); ++bi)
+    if (r.beams[bi].layout.empty)
+      result.messages.push_back("beam '" + req.beams[bi].name + "' misses the dose grid or has no spots");
   if (!req.spr) {
     r.sprLut = detail::makeSprLut(req.hlut.points().empty() ? detail::defaultHuToSprCurve()
                                                              : req.hlut);
