@@ -1,6 +1,7 @@
 #include "proton/bev_grid.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -197,6 +198,8 @@ PreparedBeam prepareBeam(const ProtonBeam& beam, BeamLayout layout, const Proton
   P.tileSpots.resize(hits.size());
   std::vector<int> cursor(P.tileLayerBegin.begin(), P.tileLayerBegin.end() - 1);
   for (const auto& h : hits) P.tileSpots[std::size_t(cursor[std::size_t(h.first)]++)] = h.second;
+  static std::atomic<std::uint64_t> lastTileListsId{0};
+  P.tileListsId = ++lastTileListsId;
   return P;
 }
 

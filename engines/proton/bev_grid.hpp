@@ -11,6 +11,7 @@
 /// scaled by SAD/d0 (d0 = nearest plane, where the iso-plane footprint is widest), so the lists
 /// are conservative for every depth. Tiles with an empty list are skipped by both backends.
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -58,6 +59,10 @@ struct PreparedBeam {
   /// CSR over (tile * nLayers + layer): spots (beam indices, ascending) reaching that tile.
   std::vector<int> tileLayerBegin;
   std::vector<int> tileSpots;
+  /// Unique to one build of the tile lists by prepareBeam() (0: built otherwise); copies keep it,
+  /// so equal ids mean equal lists: the CUDA backend re-uploads them only when it changes,
+  /// without comparing or keeping a copy of megabytes of lists.
+  std::uint64_t tileListsId = 0;
   std::size_t firstGlobalSpot = 0;  ///< column of this beam's first spot in the dose matrix
 };
 

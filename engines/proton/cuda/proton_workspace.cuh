@@ -73,7 +73,7 @@ bool sameWepl(const WeplKey& a, const WeplKey& b);
 struct SuperpositionInputs {
   std::vector<cuda::DevLayer> layers;  ///< table offsets into the TableStore
   std::vector<float4> spots;           ///< (a, b, weight, 0)
-  std::vector<int> tileBegin, tileSpots;
+  std::uint64_t tileListsId = 0;  ///< PreparedBeam::tileListsId of the lists on the GPU (0: none)
   double cutoffSigmas = 0;
   std::uint64_t tableGeneration = 0;  ///< the TableStore's, which the offsets refer to
 };
