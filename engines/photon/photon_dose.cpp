@@ -177,8 +177,11 @@ PhotonWorkspaceEstimate workspaceBytes(const PhotonDoseRequest& r) {
                           64.0 * double(r.beams.size()) * (dirs + 1);
   const double sliceTables =
       atomicFree ? 16.0 * dirs * double(dg.dims[0] + dg.dims[1] + dg.dims[2]) : 0.0;
+  // The transport's TERMA bricks: one byte per 8^3 voxels (rounded up per axis).
+  const double bricks = std::ceil(dg.dims[0] / 8.0) * std::ceil(dg.dims[1] / 8.0) *
+                        std::ceil(dg.dims[2] / 8.0);
   const double dBase = 4.0 * n * 3 + (!r.density && sameGrid ? 2.0 * n + 4.0 * 65536 : 0.0) +
-                       mapBytes + partials + sliceTables;
+                       mapBytes + partials + sliceTables + bricks;
   const double slotMin = atomicFree ? 12.0 * n : 0.0;
   const double slotMax =
       atomicFree ? std::max(slotMin, std::min(12.0 * n * dirs, detail::kMaxSlotBytes)) : 0.0;

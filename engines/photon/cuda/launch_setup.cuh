@@ -30,7 +30,8 @@ double checkDeviceMemory(const ResolvedRequest& r, std::size_t workspaceBytes, b
       3 * volBytes + (ctOnGpu ? 2.0 * double(n) + 4.0 * 65536 : 0.0) + 4.0 * double(mapMax) +
       double(sizeof(pc::Partial)) * double(std::max<std::size_t>(termaBlocks, blocksMax)) +
       double(sizeof(pc::Partial)) * double(r.beams.size() * (nDir + 1)) +
-      (atomicFree ? 16.0 * double(nDir) * double(g.dims[0] + g.dims[1] + g.dims[2]) : 0.0);
+      (atomicFree ? 16.0 * double(nDir) * double(g.dims[0] + g.dims[1] + g.dims[2]) : 0.0) +
+      double(n) / 512 + double(g.dims[0] + g.dims[1] + g.dims[2]) * 64;  // TERMA bricks
   // AtomicFree minimum: one direction whose shadow box is the whole volume (<= 3 pattern
   // segments per slice).
   const double minSlotBytes = atomicFree ? 3 * volBytes : 0.0;
@@ -109,6 +110,9 @@ TransportBatch nextTransportBatch(const ResolvedRequest& r, const PreparedBeam& 
   std::vector<pc::SliceEntry>& sliceTable = b.sliceTable;
   int& blocks = b.blocks;
   long long& slotBase = b.slotBase;
+  int nb[3];
+  pc::brickDims(r.grid.dims.data(), nb);
+  const int brickStride[3] = {1, nb[0], nb[0] * nb[1]};
   while (next < order.size() && int(lines.size()) < pc::kMaxDirectionsPerLaunch) {
     const DirectionPlan& p = plans[std::size_t(order[next])];
     const long long slotElems = p.slotElems;
@@ -140,6 +144,9 @@ TransportBatch nextTransportBatch(const ResolvedRequest& r, const PreparedBeam& 
     D.box0Hi = ts.hi[L.lateral0];
     D.box1Lo = ts.lo[L.lateral1];
     D.box1Hi = ts.hi[L.lateral1];
+    D.brickA = brickStride[L.dominant];
+    D.brick0 = brickStride[L.lateral0];
+    D.brick1 = brickStride[L.lateral1];
     D.amp0 = float(band.A * cd.weight / 10.0);
     D.mu0 = float(band.a / 10.0);
     D.amp1 = float(band.B * cd.weight / 10.0);

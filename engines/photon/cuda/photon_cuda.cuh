@@ -23,6 +23,9 @@ inline constexpr int kLineBlock = kLinesX * kLinesY;
 inline constexpr int kGatherBlock = 256;   ///< one thread per voxel
 inline constexpr int kGatherBatch = 8;     ///< directions whose loads the gather issues together
 inline constexpr int kReduceBlock = 1024;  ///< the single block that sums partials
+/// TERMA bricks: 8^3 voxels, one byte each (1: some voxel has TERMA > 0), for the transport's
+/// skip of segments that change nothing.
+inline constexpr int kBrickShift = 3;
 inline constexpr int kMaxSpectrum = 32;    ///< energy bins of the beam model
 /// Directions per transport launch: their constants must fit in constant memory (64 KiB).
 inline constexpr int kMaxDirectionsPerLaunch = 192;
@@ -66,6 +69,7 @@ struct LineDirection {
   long long slotBase;
   int nBase, area, lat0Lo, lat1Lo, ext0;
   int boxALo, boxAHi, box0Lo, box0Hi, box1Lo, box1Hi;  ///< TERMA > 0 box along A, L0, L1
+  int brickA, brick0, brick1;  ///< strides of the brick array along A, L0, L1
   float amp0, mu0, amp1, mu1;  ///< amp = A_c x cone weight / 10 [per mm]; mu = a_c / 10 [1/mm]
   float doseScale;             ///< gy per raw dose / slice chord [cm]
   float crossCm2;              ///< tube cross-section of one line
@@ -110,10 +114,18 @@ struct TransportLaunch {
   float* dose;        ///< Atomic: atomicAdd target (Gy)
   float* slots;       ///< AtomicFree: per direction, see LineDirection (zero-filled)
   Partial* partials;  ///< one per block
+  const std::uint8_t* bricks;  ///< launchTermaBricks()'s, of the beam's TERMA
   int directions;     ///< in this launch (constants uploaded by uploadLineDirections)
   int blocks;
 };
 void uploadLineDirections(const LineDirection* d, int count, cudaStream_t stream);
+/// Brick counts per axis of a grid: ceil(dims / 8).
+inline void brickDims(const int dims[3], int out[3]) {
+  for (int a = 0; a < 3; ++a) out[a] = (dims[a] + (1 << kBrickShift) - 1) >> kBrickShift;
+}
+/// bricks[brick] = 1 where some voxel of the 8^3 brick has TERMA > 0, else 0 (every brick written).
+void launchTermaBricks(const float* terma, std::uint8_t* bricks, const int dims[3],
+                       cudaStream_t stream, KernelStats& st);
 void launchTransport(DdaVariant variant, bool atomicFree, const TransportLaunch& a,
                      cudaStream_t stream, KernelStats& st);
 

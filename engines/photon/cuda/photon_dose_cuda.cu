@@ -96,6 +96,10 @@ void computeCuda(const ResolvedRequest& r, PhotonDoseResult& result, const JobCo
                        std::to_string(pc::kMaxSpectrum));
   const std::size_t nDir = r.cones.directions.size();
   const int termaBlocks = int((n + pc::kTermaBlock - 1) / pc::kTermaBlock);
+  int brickCounts[3];
+  pc::brickDims(g.dims.data(), brickCounts);
+  const std::size_t nBricks =
+      std::size_t(brickCounts[0]) * std::size_t(brickCounts[1]) * std::size_t(brickCounts[2]);
   int dev = 0;
   PENUMBRA_CUDA_CHECK(cudaGetDevice(&dev));
 
@@ -265,6 +269,11 @@ void computeCuda(const ResolvedRequest& r, PhotonDoseResult& result, const JobCo
     T.tReduce.begin(s);
     pc::launchReducePartials(W.partials.get(), boxBlocks, W.stats.get() + termaStat, s, T.stReduce);
     T.tReduce.end(s);
+    // Which 8^3 bricks hold TERMA > 0: the transport skips segments in the others.
+    ensure(W.bricks, nBricks);
+    T.tBricks.begin(s);
+    pc::launchTermaBricks(W.terma.get(), W.bricks.get(), g.dims.data(), s, T.stBricks);
+    T.tBricks.end(s);
 
     // Host work that does not need the box overlaps the TERMA kernel.
     std::vector<DirectionPlan> plans(nDir);
@@ -325,7 +334,7 @@ void computeCuda(const ResolvedRequest& r, PhotonDoseResult& result, const JobCo
       T.tTransport.begin(s);
       pc::launchTransport(variant, atomicFree,
                           {W.density.get(), W.terma.get(), W.dose.get(), W.slots.get(),
-                           W.partials.get(), int(lines.size()), blocks},
+                           W.partials.get(), W.bricks.get(), int(lines.size()), blocks},
                           s, T.stTransport);
       T.tTransport.end(s);
       const int stat = statsUsed++;

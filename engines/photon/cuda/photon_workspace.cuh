@@ -56,6 +56,7 @@ struct Workspace {
   int device = -1;
   DensityKey key;
   penumbra::cuda::DeviceBuffer<float> density, terma, dose, map, slots;
+  penumbra::cuda::DeviceBuffer<std::uint8_t> bricks;  ///< of the current beam's TERMA
   penumbra::cuda::DeviceBuffer<cuda::SliceEntry> slices;
   penumbra::cuda::DeviceBuffer<cuda::Partial> partials, stats;
   /// The next result's host memory, prepared on a helper thread from the start of a run (off
@@ -73,7 +74,7 @@ struct Workspace {
   std::size_t deviceBytes() const {
     return (density.size() + terma.size() + dose.size() + map.size() + slots.size()) *
                sizeof(float) +
-           slices.size() * sizeof(cuda::SliceEntry) +
+           bricks.size() + slices.size() * sizeof(cuda::SliceEntry) +
            (partials.size() + stats.size()) * sizeof(cuda::Partial);
   }
 };

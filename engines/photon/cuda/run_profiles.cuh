@@ -5,8 +5,8 @@
 
 /// Per kernel kind: launch events and the bytes it moved (the profiles' bandwidth).
 struct RunTimers {
-  pc::KernelStats stTerma, stTransport, stGather, stReduce;
-  LaunchTimes tTerma, tTransport, tGather, tReduce, tFill, tUpload, tDownload;
+  pc::KernelStats stTerma, stBricks, stTransport, stGather, stReduce;
+  LaunchTimes tTerma, tBricks, tTransport, tGather, tReduce, tFill, tUpload, tDownload;
   double fillBytes = 0;      ///< atomic-free slot storage zero-filled, all launches
   Event tStart, tStop;       ///< first GPU work .. end of the dose download
   std::string uploadHow;     ///< how the density went up (cold runs)
@@ -22,6 +22,9 @@ void appendRunProfiles(PhotonDoseResult& result, const RunTimers& T, const std::
   if (T.tTerma.launches())
     result.profiles.push_back(
         launchProfile("terma_dda", dda, T.stTerma, T.tTerma.totalMs(), T.tTerma.launches(), device));
+  if (T.tBricks.launches())
+    result.profiles.push_back(launchProfile("terma_bricks", "8^3, any > 0", T.stBricks,
+                                            T.tBricks.totalMs(), T.tBricks.launches(), device));
   if (T.tTransport.launches())
     result.profiles.push_back(launchProfile("cccs_transport", dda + " " + deposit, T.stTransport,
                                             T.tTransport.totalMs(), T.tTransport.launches(), device));
