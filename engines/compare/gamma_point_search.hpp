@@ -17,7 +17,7 @@ struct GammaSearch {
   detail::Best<Real> best;
   Real ur[3], d, invDd;
   int pc[3];
-  int ring, lim3[3], oz, oy, ox;  ///< the next cell to consider, relative to pc
+  int ring, lo3[3], hi3[3], oz, oy, ox;  ///< ring, its reachable offsets, the next cell (rel. to pc)
   bool done, inCell;
   Real corner[8], lo[3];
   detail::BoxCursor box;
@@ -72,7 +72,14 @@ struct GammaSearch {
 
 private:
   /// Cells are visited in rings of growing Chebyshev distance; a ring starts only while its
-  /// nearest possible distance is below min(best, search limit).
+  /// nearest possible distance is below min(best, search limit). Per axis, the ring's offsets
+  /// are cut to those whose gap from the point along that axis alone (the same axisGap2 as the
+  /// cell test in nextCell) is within that reach: a cell beyond it along any axis is one that
+  /// the cell test would drop (its distance is at least that gap, and best only decreases), so
+  /// the search visits the same cells in the same order, without scanning the others. The cut
+  /// is asymmetric: a reference point on a voxel centre of the evaluated grid (the usual case,
+  /// two doses on one grid) touches the 8 cells at offsets -1 and 0, and its +1 cells are a
+  /// whole voxel away; ring 1 then scans those 7 positions instead of 26.
   PENUMBRA_GAMMA_HD bool beginRing(const GammaField<Real>& f, const GammaLimits<Real>& lim,
                                    int r) {
     const Real reach2 = detail::minR(best.g2, lim.limit2);
@@ -80,21 +87,22 @@ private:
       const Real near = Real(r - 1) * f.hmin;
       if (near * near >= reach2) return false;
     }
-    const Real reach = detail::sqrtR(reach2);
     bool any = false;
     for (int a = 0; a < 3; ++a) {
-      // A cell |o| steps away along a is at least (|o| - 1) h_a away along a.
-      const Real steps = reach / f.h[a] + Real(1);
-      int l = steps > Real(r) ? r : int(steps);
-      if (f.n[a] == 1) l = 0;
-      lim3[a] = l;
-      if (l == r) any = true;
+      int lo = 0, hi = 0;
+      if (f.n[a] > 1) {
+        while (hi < r && detail::axisGap2(ur[a], Real(hi + 1) * f.h[a], f.w[a]) <= reach2) ++hi;
+        while (lo > -r && detail::axisGap2(ur[a], Real(lo - 1) * f.h[a], f.w[a]) <= reach2) --lo;
+      }
+      lo3[a] = lo;
+      hi3[a] = hi;
+      if (lo == -r || hi == r) any = true;
     }
     if (!any) return false;  // every axis is out of reach at this ring: so are all farther rings
     ring = r;
-    oz = -lim3[2];
-    oy = -lim3[1];
-    ox = -lim3[0];
+    oz = lo3[2];
+    oy = lo3[1];
+    ox = lo3[0];
     return true;
   }
 
@@ -106,27 +114,27 @@ private:
   PENUMBRA_GAMMA_HD int nextCell(const GammaField<Real>& f, const GammaLimits<Real>& lim) {
     for (int scanned = 0;; ++scanned) {
       if (PENUMBRA_GAMMA_SIMT && scanned == scanLimit) return -1;
-      if (oz > lim3[2]) {
+      if (oz > hi3[2]) {
         if (!beginRing(f, lim, ring + 1)) return 0;
         continue;
       }
       const int cz = pc[2] + oz;
-      if (oy > lim3[1] || cz < 0 || cz >= f.cells[2]) {
+      if (oy > hi3[1] || cz < 0 || cz >= f.cells[2]) {
         ++oz;
-        oy = -lim3[1];
-        ox = -lim3[0];
+        oy = lo3[1];
+        ox = lo3[0];
         continue;
       }
       const int cy = pc[1] + oy;
-      if (ox > lim3[0] || cy < 0 || cy >= f.cells[1]) {
+      // Inside the ring's shell only x = -ring and x = +ring belong to the ring.
+      const bool shell = (oz == ring || oz == -ring || oy == ring || oy == -ring);
+      const int x = !shell && ox > -ring && ox < ring ? ring : ox;
+      if (x > hi3[0] || cy < 0 || cy >= f.cells[1]) {
         ++oy;
-        ox = -lim3[0];
+        ox = lo3[0];
         continue;
       }
-      const bool shell = (oz == ring || oz == -ring || oy == ring || oy == -ring);
-      const int x = ox;
-      ox += shell ? 1 : 2 * ring;
-      if (!shell && x != -ring && x != ring) continue;
+      ox = !shell && x == -ring ? ring : x + 1;
       const int cx = pc[0] + x;
       if (cx < 0 || cx >= f.cells[0]) continue;
       lo[0] = Real(x) * f.h[0];
