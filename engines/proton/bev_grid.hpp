@@ -37,7 +37,9 @@ struct BeamLayout {
   bool empty = true;                   ///< beam misses the dose grid (or has no spots)
   std::vector<double> cullRadiusIsoMm; ///< per layer: iso-plane reach of its spots [mm]
   int tilesA = 0, tilesB = 0;
-  std::size_t tileListEntries = 0;     ///< total spot entries of the tile lists
+  /// Upper bound of the tile lists' entries (per layer: spots x the most tiles a spot's ray box
+  /// can span, proton/tile_hits.hpp), for the memory estimate and the GPU build's allocation.
+  std::size_t tileListBound = 0;
 
   std::size_t bevSamples() const {
     return empty ? 0 : std::size_t(bev.nA) * std::size_t(bev.nB) * std::size_t(bev.nD);
@@ -59,8 +61,12 @@ struct PreparedBeam {
   /// CSR over (tile * nLayers + layer): spots (beam indices, ascending) reaching that tile.
   std::vector<int> tileLayerBegin;
   std::vector<int> tileSpots;
-  /// Unique to one build of the tile lists by prepareBeam() (0: built otherwise); copies keep it,
-  /// so equal ids mean equal lists: the CUDA backend re-uploads them only when it changes,
+  /// True when tileLayerBegin / tileSpots hold the lists; false when they were left to the
+  /// GPU (TileLists::OnDevice: the CUDA backend builds them from layout, layers and spots).
+  bool tileListsOnHost = false;
+  /// Unique to one prepareBeam() (0: made otherwise); copies keep it. The lists are a function
+  /// of the layout and the spot positions, which a prepared beam's copies share, so equal ids
+  /// mean equal lists: the CUDA backend uploads or rebuilds them only when the id changes,
   /// without comparing or keeping a copy of megabytes of lists.
   std::uint64_t tileListsId = 0;
   std::size_t firstGlobalSpot = 0;  ///< column of this beam's first spot in the dose matrix
@@ -71,14 +77,20 @@ struct PreparedBeam {
 BeamLayout layoutBeam(const ProtonBeam& beam, const Grid& doseGrid, const ProtonMachine& machine,
                       const BevSampling& sampling);
 
+/// Where a prepared beam's tile lists are built.
+enum class TileLists {
+  OnHost,    ///< by prepareBeam() (the CPU backend and both dose-matrix builds read them)
+  OnDevice,  ///< left to the CUDA dose backend (a geometry edit then costs no host pass)
+};
+
 /// Tables are taken from (and built into) the machine's cache.
 PreparedBeam prepareBeam(const ProtonBeam& beam, const Grid& doseGrid,
                          const ProtonMachine& machine, const BevSampling& sampling,
-                         std::size_t firstGlobalSpot);
+                         std::size_t firstGlobalSpot, TileLists lists = TileLists::OnHost);
 /// The same on a layout that layoutBeam() made for this beam, dose grid, machine and sampling
 /// (computeProtonDose() has it from the memory estimate; proton/prepare_cache.hpp keeps it).
 PreparedBeam prepareBeam(const ProtonBeam& beam, BeamLayout layout, const ProtonMachine& machine,
-                         std::size_t firstGlobalSpot);
+                         std::size_t firstGlobalSpot, TileLists lists = TileLists::OnHost);
 
 /// K / (2 pi (1 - exp(-c^2/2))) with K = protons per weight x Gy per MeV/g x 100 mm^2/cm^2:
 /// the normalisation of DepthTerms::amp.

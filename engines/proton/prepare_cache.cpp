@@ -128,7 +128,7 @@ BeamLayout cachedLayoutBeam(const ProtonBeam& beam, const Grid& doseGrid,
 PreparedBeam cachedPrepareBeam(const ProtonBeam& beam, const Grid& doseGrid,
                                const std::shared_ptr<const ProtonMachine>& machine,
                                const BevSampling& sampling, std::size_t firstGlobalSpot,
-                               bool* reused) {
+                               bool* reused, TileLists lists) {
   BeamCache& c = beamCache();
   std::shared_ptr<const PreparedBeam> prepared;
   BeamLayout layout;
@@ -136,7 +136,10 @@ PreparedBeam cachedPrepareBeam(const ProtonBeam& beam, const Grid& doseGrid,
   {
     const std::lock_guard<std::mutex> lock(c.mutex);
     if (const Entry* e = c.find(beam, doseGrid, machine, sampling)) {
-      prepared = e->prepared;
+      // A beam prepared without lists serves only calls that leave them to the GPU.
+      if (e->prepared && (lists == TileLists::OnDevice || e->prepared->tileListsOnHost ||
+                          e->prepared->layout.empty))
+        prepared = e->prepared;
       if (!prepared) {
         layout = e->layout;
         haveLayout = true;
@@ -147,19 +150,30 @@ PreparedBeam cachedPrepareBeam(const ProtonBeam& beam, const Grid& doseGrid,
   if (!prepared) {
     if (!haveLayout) layout = layoutBeam(beam, doseGrid, *machine, sampling);
     auto made = std::make_shared<const PreparedBeam>(
-        prepareBeam(beam, std::move(layout), *machine, firstGlobalSpot));
+        prepareBeam(beam, std::move(layout), *machine, firstGlobalSpot, lists));
     const std::lock_guard<std::mutex> lock(c.mutex);
     Entry* e = c.find(beam, doseGrid, machine, sampling);
     if (!e) e = &c.insert(beam, doseGrid, machine, sampling, made->layout);
     e->prepared = made;
     prepared = std::move(made);
   }
-  // The cached tile lists with this call's weights (prepareBeam() copies weights in beam order).
-  PreparedBeam P = *prepared;
+  // The cached beam with this call's weights (prepareBeam() copies weights in beam order); its
+  // lists only where they are wanted (a copy of hn-2field's is ~0.25 MB a beam).
+  PreparedBeam P;
+  P.layout = prepared->layout;
+  P.layers = prepared->layers;
+  P.spotA = prepared->spotA;
+  P.spotB = prepared->spotB;
+  P.tileListsId = prepared->tileListsId;
+  if (lists == TileLists::OnHost && prepared->tileListsOnHost) {
+    P.tileLayerBegin = prepared->tileLayerBegin;
+    P.tileSpots = prepared->tileSpots;
+    P.tileListsOnHost = true;
+  }
   P.firstGlobalSpot = firstGlobalSpot;
-  std::size_t i = 0;
+  P.spotW.reserve(prepared->spotA.size());
   for (const EnergyLayer& layer : beam.layers)
-    for (const ProtonSpot& s : layer.spots) P.spotW[i++] = s.weight;
+    for (const ProtonSpot& s : layer.spots) P.spotW.push_back(s.weight);
   return P;
 }
 

@@ -9,6 +9,9 @@
 /// (memory estimate, then preparation). With the cache a beam is laid out once and its tile
 /// lists built once per geometry; a weights-only edit copies them and takes the new weights.
 ///
+/// The CUDA dose backend builds the tile lists on the GPU (TileLists::OnDevice): for it a
+/// geometry edit costs the layout only (a few microseconds with the lists' length bounded).
+///
 /// Key: everything the layout and tile lists depend on - the machine (its owner: a machine is
 /// immutable once shared as const, as the engine's volumes are), the dose grid, the BEV
 /// sampling, the beam's gantry, couch, isocentre and source distance, and every layer's energy
@@ -32,13 +35,14 @@ BeamLayout cachedLayoutBeam(const ProtonBeam& beam, const Grid& doseGrid,
                             const std::shared_ptr<const ProtonMachine>& machine,
                             const BevSampling& sampling);
 
-/// prepareBeam() with this beam's weights and firstGlobalSpot; the layout and tile lists come
-/// from the cache when the beam's key is there (*reused = true). Bit for bit what prepareBeam()
-/// returns.
+/// prepareBeam() with this beam's weights, firstGlobalSpot and `lists`; the layout and tile
+/// lists come from the cache when the beam's key is there (*reused = true; a beam cached
+/// without lists does not serve a call that wants them). Bit for bit what prepareBeam()
+/// returns, but for tileListsId, which is the cached build's.
 PreparedBeam cachedPrepareBeam(const ProtonBeam& beam, const Grid& doseGrid,
                                const std::shared_ptr<const ProtonMachine>& machine,
                                const BevSampling& sampling, std::size_t firstGlobalSpot,
-                               bool* reused = nullptr);
+                               bool* reused = nullptr, TileLists lists = TileLists::OnHost);
 
 /// Empties the beam cache (tests, and the benchmark's cold runs).
 void clearBeamCache();

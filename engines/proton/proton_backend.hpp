@@ -4,8 +4,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "core/error.hpp"
 #include "core/progress.hpp"
 #include "proton/proton_dose.hpp"
 
@@ -19,6 +21,14 @@ struct ResolvedRequest {
   std::vector<float> sprLut;  ///< 65536 entries, SPR of HU = index - 32768 (empty with SPR input)
   int threads = 1;
 };
+
+/// Throws Internal unless every beam that reaches the dose grid carries its tile lists on the
+/// host (PreparedBeam::tileListsOnHost): the CPU backend and the dose-matrix builds read them.
+inline void requireHostTileLists(const ResolvedRequest& r, const char* who) {
+  for (const PreparedBeam& b : r.beams)
+    PENUMBRA_REQUIRE(b.layout.empty || b.tileListsOnHost, Internal,
+                     std::string(who) + ": a beam was prepared without its tile lists");
+}
 
 /// SPR of every int16 HU through the calibration curve, as float (the same table on both
 /// backends, so they convert bit for bit).
@@ -48,6 +58,11 @@ DoseMatrixCsr buildDoseMatrixCpu(const ResolvedRequest& r, const Volume<float>& 
 // ---- CUDA (cuda/proton_dose_cuda.cu; proton_dose_nocuda.cpp throws Unsupported) -------------
 
 void computeCuda(const ResolvedRequest& r, ProtonDoseResult& result, const JobControl& job);
+
+/// A beam's tile lists as the CUDA backend builds them on the GPU (TileLists::OnDevice),
+/// downloaded: {tileLayerBegin, tileSpots} in PreparedBeam's layout. For the tests that hold
+/// them against prepareBeam()'s host lists; the output buffers are poisoned first.
+std::pair<std::vector<int>, std::vector<int>> deviceTileListsForTests(const PreparedBeam& beam);
 
 // ---- dose-deposition matrix on the GPU (cuda/dose_matrix_cuda.cu; nocuda: Unsupported) ------
 

@@ -116,20 +116,21 @@ WorkspaceEstimate workspaceBytes(const ProtonDoseRequest& r) {
   double bevMax = 0, tilesMax = 0, tableBytes = 0, matrixEntries = 0;
   detail::DoseMatrixDeviceSizes mSizes;  // the GPU matrix build keeps every beam's WEPL
   std::set<double> energies;
-  // The beams' layouts (cached; after a geometry edit each takes ~0.5 ms of tile counting for
-  // hn-2field) side by side, one thread a beam.
+  // The beams' layouts (cached), on this thread: with the tile lists' length bounded instead of
+  // counted, a layout takes ~16 us for an hn-2field beam on the development machine, less than
+  // starting a thread (the GPU machine's host took longer to start threads than a beam's exact
+  // count took, docs/benchmarks.md).
   std::vector<BeamLayout> layouts(r.beams.size());
-  parallelFor(r.beams.size(), int(r.beams.size()), JobControl{}, [&](std::size_t i, int) {
+  for (std::size_t i = 0; i < r.beams.size(); ++i)
     layouts[i] = detail::cachedLayoutBeam(r.beams[i], dg, machine, r.params.sampling);
-  });
   for (std::size_t bi = 0; bi < r.beams.size(); ++bi) {
     const ProtonBeam& b = r.beams[bi];
     const BeamLayout& L = layouts[bi];
     bevMax = std::max(bevMax, double(L.bevSamples()));
-    tilesMax = std::max(tilesMax, double(L.tileListEntries) +
+    tilesMax = std::max(tilesMax, double(L.tileListBound) +
                                       double(L.tileCount()) * double(b.layers.size() + 1));
     mSizes.bevSamples += double(L.bevSamples());
-    mSizes.tileEntries += double(L.tileListEntries);
+    mSizes.tileEntries += double(L.tileListBound);
     mSizes.tileBegins += double(L.tileCount()) * double(b.layers.size()) + 1;
     for (std::size_t l = 0; l < b.layers.size(); ++l) {
       const double e = b.layers[l].energyMeV;
@@ -257,16 +258,26 @@ ProtonDoseResult computeProtonDose(const ProtonDoseRequest& req, const JobContro
   job.report(0.0, "proton dose: depth-dose and sigma tables");
   machine->prepare(energies, r.threads);
   job.checkCancel();
-  // The beams' tile lists (cached; after a geometry edit ~0.9 ms a beam for hn-2field) side by
-  // side, one thread a beam; each beam's first global spot is fixed beforehand.
+  // The beams' tile lists: built on the GPU by the CUDA dose backend (no host pass after a
+  // geometry edit), on the host for the CPU backend and the dose matrix (cached; after a
+  // geometry edit ~0.3 ms a beam for hn-2field, side by side, one thread a beam). Each beam's
+  // first global spot is fixed beforehand.
+  const TileLists lists = choice.backend == Backend::Cuda && !req.params.computeDoseMatrix
+                              ? TileLists::OnDevice
+                              : TileLists::OnHost;
   std::vector<std::size_t> firstSpots(req.beams.size(), 0);
   for (std::size_t bi = 1; bi < req.beams.size(); ++bi)
     firstSpots[bi] = firstSpots[bi - 1] + req.beams[bi - 1].spotCount();
   r.beams.resize(req.beams.size());
-  parallelFor(req.beams.size(), int(req.beams.size()), job, [&](std::size_t bi, int) {
+  const auto prepare = [&](std::size_t bi, int) {
     r.beams[bi] = detail::cachedPrepareBeam(req.beams[bi], r.doseGrid, machine,
-                                            req.params.sampling, firstSpots[bi]);
-  });
+                                            req.params.sampling, firstSpots[bi], nullptr, lists);
+  };
+  if (lists == TileLists::OnDevice) {
+    for (std::size_t bi = 0; bi < req.beams.size(); ++bi) prepare(bi, 0);
+  } else {
+    parallelFor(req.beams.size(), int(req.beams.size()), job, prepare);
+  }
   job.checkCancel();
   for (std::size_t bi = 0; bi < req.beams.size(); ++bi)
     if (r.beams[bi].layout.empty)
@@ -277,8 +288,11 @@ ProtonDoseResult computeProtonDose(const ProtonDoseRequest& req, const JobContro
   }
   // Where the host time of a call goes (an interactive GPU dose takes a few ms in all).
   result.profiles.push_back(hostStageProfile("host_check", "validate, estimate, backend, memory", checkMs));
-  result.profiles.push_back(hostStageProfile("host_prepare", "tables, beams (tile lists), HU->SPR table",
-                                      msSince(start) - checkMs));
+  result.profiles.push_back(hostStageProfile(
+      "host_prepare",
+      lists == TileLists::OnDevice ? "tables, beams (tile lists on the GPU), HU->SPR table"
+                                   : "tables, beams (tile lists), HU->SPR table",
+      msSince(start) - checkMs));
   if (choice.backend == Backend::Cuda)
     detail::computeCuda(r, result, job);
   else

@@ -11,6 +11,10 @@ void computeCuda(const ResolvedRequest&, ProtonDoseResult&, const JobControl&) {
                  "this build of Penumbra has no CUDA support (the proton engine runs on the CPU)");
 }
 
+std::pair<std::vector<int>, std::vector<int>> deviceTileListsForTests(const PreparedBeam&) {
+  PENUMBRA_THROW(Unsupported, "this build of Penumbra has no CUDA support (no GPU tile lists)");
+}
+
 DoseMatrixCsr buildDoseMatrixCuda(const ResolvedRequest&, const JobControl&,
                                   std::vector<KernelProfile>&) {
   PENUMBRA_THROW(Unsupported,

@@ -12,6 +12,7 @@
 #include "proton/proton_dose.hpp"
 #include "proton/proton_gpu_cache.hpp"
 #include "proton/proton_phantoms.hpp"
+#include "proton/tile_hits.hpp"
 #include "proton_dose_test_support.hpp"
 
 namespace penumbra::proton {
@@ -37,13 +38,14 @@ void expectSamePrepared(const PreparedBeam& a, const PreparedBeam& b, const std:
   EXPECT_TRUE(sameBev(a.layout.bev, b.layout.bev)) << what;
   EXPECT_EQ(a.layout.tilesA, b.layout.tilesA) << what;
   EXPECT_EQ(a.layout.tilesB, b.layout.tilesB) << what;
-  EXPECT_EQ(a.layout.tileListEntries, b.layout.tileListEntries) << what;
+  EXPECT_EQ(a.layout.tileListBound, b.layout.tileListBound) << what;
   EXPECT_TRUE(sameVector(a.layout.cullRadiusIsoMm, b.layout.cullRadiusIsoMm)) << what;
   EXPECT_TRUE(sameVector(a.spotA, b.spotA)) << what;
   EXPECT_TRUE(sameVector(a.spotB, b.spotB)) << what;
   EXPECT_TRUE(sameVector(a.spotW, b.spotW)) << what;
   EXPECT_TRUE(sameVector(a.tileLayerBegin, b.tileLayerBegin)) << what;
   EXPECT_TRUE(sameVector(a.tileSpots, b.tileSpots)) << what;
+  EXPECT_EQ(a.tileListsOnHost, b.tileListsOnHost) << what;
   EXPECT_EQ(a.firstGlobalSpot, b.firstGlobalSpot) << what;
   ASSERT_EQ(a.layers.size(), b.layers.size()) << what;
   for (std::size_t l = 0; l < a.layers.size(); ++l) {
@@ -67,7 +69,7 @@ TEST(ProtonPrepareCache, CachedBeamsAreWhatPrepareBeamMakes) {
       bool reused = true;
       const BeamLayout layout = detail::cachedLayoutBeam(b, pc.doseGrid, generic(), sampling);
       EXPECT_TRUE(sameBev(layout.bev, direct.layout.bev)) << what;
-      EXPECT_EQ(layout.tileListEntries, direct.layout.tileListEntries) << what;
+      EXPECT_EQ(layout.tileListBound, direct.layout.tileListBound) << what;
       const PreparedBeam cold =
           detail::cachedPrepareBeam(b, pc.doseGrid, generic(), sampling, first, &reused);
       EXPECT_FALSE(reused) << what;
@@ -133,6 +135,87 @@ TEST(ProtonPrepareCache, GeometrySpotsGridSamplingAndMachineArePartOfTheKey) {
   bool hit = false;
   (void)detail::cachedPrepareBeam(beam, pc.doseGrid, generic(), sampling, 0, &hit);
   EXPECT_TRUE(hit);
+}
+
+/// The lists by their definition: every (tile, layer, spot) the brute-force disc test accepts
+/// over all tiles, not only those of the spot's ray box (tile_hits.hpp) - the box must not lose
+/// a hit.
+std::size_t bruteForceHits(const ProtonBeam& beam, const BeamLayout& L) {
+  std::size_t n = 0;
+  for (std::size_t l = 0; l < beam.layers.size(); ++l) {
+    const double R = L.cullRadiusIsoMm[l];
+    for (const ProtonSpot& s : beam.layers[l].spots)
+      for (int tb = 0; tb < L.tilesB; ++tb)
+        for (int ta = 0; ta < L.tilesA; ++ta) {
+          const pb::SpotRays box = pb::spotRays(s.x, s.y, R, L.bev);
+          const bool inBox = pb::boxHasTile(box, ta, tb);
+          const bool disc = pb::discMeetsTile(s.x, s.y, R * R, L.bev, ta, tb);
+          n += inBox && disc;
+          // A disc that meets a tile outside the box would be a lost hit only where the box is
+          // narrower than the disc: never, as the box is the disc's rays widened by one.
+          EXPECT_FALSE(disc && !inBox && box.iLo <= box.iHi && box.jLo <= box.jHi)
+              << "spot (" << s.x << ", " << s.y << ") tile " << ta << ", " << tb;
+        }
+  }
+  return n;
+}
+
+TEST(ProtonPrepareCache, TheListsBoundHoldsTheListsAndStaysClose) {
+  // Random phantoms and hn-2field with isocentres off the grid: the bound that sizes the memory
+  // estimate and the GPU build's buffer is never below the lists' length, and not far above
+  // (hn-2field at 2 mm: 1.9-2.0x; random phantoms 1.0-2.3x).
+  std::vector<std::pair<ProtonPhantomCase, double>> cases;
+  for (std::uint32_t seed : {11u, 12u, 13u}) cases.emplace_back(makeRandomPhantomCase(seed, 35), 0.0);
+  cases.emplace_back(makeHeadNeckCase(2.0), 0.37);
+  for (const auto& [pc, shift] : cases) {
+    for (ProtonBeam b : pc.beams) {
+      b.isocenter.x += shift;
+      b.isocenter.z -= shift / 3;
+      const PreparedBeam P = prepareBeam(b, pc.doseGrid, *generic(), BevSampling{}, 0);
+      const std::string what = pc.name + " " + b.name;
+      if (P.layout.empty) continue;
+      ASSERT_TRUE(P.tileListsOnHost) << what;
+      EXPECT_GT(P.tileSpots.size(), 0u) << what;
+      EXPECT_LE(P.tileSpots.size(), P.layout.tileListBound) << what;
+      EXPECT_LE(double(P.layout.tileListBound), 3.0 * double(P.tileSpots.size())) << what;
+      EXPECT_EQ(P.tileSpots.size(), bruteForceHits(b, P.layout)) << what;
+    }
+  }
+}
+
+TEST(ProtonPrepareCache, ListsLeftToTheGpuAreLeftOutAndCachedApart) {
+  detail::clearBeamCache();
+  const ProtonPhantomCase pc = makeRandomPhantomCase(9, 37);
+  const BevSampling sampling;
+  const ProtonBeam& b = pc.beams[0];
+  const PreparedBeam host = prepareBeam(b, pc.doseGrid, *generic(), sampling, 3);
+  const PreparedBeam device = prepareBeam(b, pc.doseGrid, *generic(), sampling, 3, TileLists::OnDevice);
+  ASSERT_TRUE(host.tileListsOnHost);
+  EXPECT_FALSE(device.tileListsOnHost);
+  EXPECT_TRUE(device.tileLayerBegin.empty() && device.tileSpots.empty());
+  PreparedBeam hostWithout = host;
+  hostWithout.tileLayerBegin.clear();
+  hostWithout.tileSpots.clear();
+  hostWithout.tileListsOnHost = false;
+  expectSamePrepared(device, hostWithout, "lists on the GPU");
+  EXPECT_NE(device.tileListsId, host.tileListsId);  // each preparation its own id
+
+  // The cache: a beam prepared without lists does not serve a call that wants them; one with
+  // lists serves both, and hands out the same id (the same lists, wherever they are built).
+  bool reused = true;
+  const PreparedBeam a = detail::cachedPrepareBeam(b, pc.doseGrid, generic(), sampling, 3, &reused,
+                                                   TileLists::OnDevice);
+  EXPECT_FALSE(reused);
+  expectSamePrepared(a, hostWithout, "cached, lists on the GPU");
+  const PreparedBeam c = detail::cachedPrepareBeam(b, pc.doseGrid, generic(), sampling, 3, &reused,
+                                                   TileLists::OnHost);
+  EXPECT_FALSE(reused);
+  expectSamePrepared(c, host, "cached, lists on the host");
+  const PreparedBeam d = detail::cachedPrepareBeam(b, pc.doseGrid, generic(), sampling, 3, &reused,
+                                                   TileLists::OnDevice);
+  EXPECT_TRUE(reused);
+  expectSamePrepared(d, hostWithout, "cached with lists, asked without");
+  EXPECT_EQ(d.tileListsId, c.tileListsId);
 }
 
 TEST(ProtonPrepareCache, TheCacheKeepsABoundedNumberOfBeams) {

@@ -13,6 +13,7 @@
 #include "core/device.hpp"
 #include "core/error.hpp"
 #include "proton/prepare_cache.hpp"
+#include "proton/proton_backend.hpp"
 #include "proton/proton_dose.hpp"
 #include "proton/proton_gpu_cache.hpp"
 #include "proton/proton_phantoms.hpp"
@@ -193,6 +194,63 @@ TEST(ProtonGpuCache, AGeometryEditTracesTheMovedBeamsAgain) {
   const ProtonDoseResult c = computeProtonDose(classic);
   EXPECT_EQ(c.weplCachedBeams, 0);
   EXPECT_TRUE(sameBits(c, uncached(classic)));
+}
+
+TEST(ProtonGpuTileLists, ListsBuiltOnTheGpuAreTheHostListsBitForBit) {
+  REQUIRE_GPU();
+  // Phantoms of every shape we have, hn-2field at 1 mm (its interactive case) with isocentres
+  // off the grid in every direction: the GPU build (poisoned buffers, proton_workspace.cu)
+  // against prepareBeam()'s host lists, offsets and entries.
+  std::vector<std::pair<ProtonPhantomCase, std::vector<double>>> cases;
+  cases.push_back({makeBoxPhantomCase(), {0.0, 0.7}});
+  cases.push_back({makeWaterPhantomCase(), {0.0}});
+  for (std::uint32_t seed : {31u, 32u, 33u, 34u}) cases.push_back({makeRandomPhantomCase(seed, 41), {0.0}});
+  cases.push_back({makeHeadNeckCase(1.0), {0.0, 0.25, -1.13, 2.71}});
+  std::size_t compared = 0;
+  for (const auto& [pc, shifts] : cases) {
+    for (double shift : shifts) {
+      for (ProtonBeam b : pc.beams) {
+        b.isocenter.x += shift;
+        b.isocenter.y -= 0.5 * shift;
+        b.isocenter.z += 0.31 * shift;
+        const std::string what = pc.name + " " + b.name + " shift " + std::to_string(shift);
+        const PreparedBeam host = prepareBeam(b, pc.doseGrid, *ProtonMachine::generic(), BevSampling{}, 0);
+        if (host.layout.empty) continue;
+        const PreparedBeam light = prepareBeam(b, pc.doseGrid, *ProtonMachine::generic(),
+                                               BevSampling{}, 0, TileLists::OnDevice);
+        const auto [begin, spots] = detail::deviceTileListsForTests(light);
+        ASSERT_EQ(begin.size(), host.tileLayerBegin.size()) << what;
+        EXPECT_EQ(0, std::memcmp(begin.data(), host.tileLayerBegin.data(), begin.size() * sizeof(int)))
+            << what << ": offsets differ";
+        ASSERT_EQ(spots.size(), host.tileSpots.size()) << what;
+        EXPECT_EQ(0, std::memcmp(spots.data(), host.tileSpots.data(), spots.size() * sizeof(int)))
+            << what << ": entries differ";
+        ++compared;
+      }
+    }
+  }
+  EXPECT_GE(compared, 18u);
+}
+
+TEST(ProtonGpuTileLists, TheDoseIsTheSameBitsWithListsFromTheGpuOrTheHost) {
+  REQUIRE_GPU();
+  // A dose request with a dose matrix prepares its beams with host lists (the matrix builds read
+  // them) and uploads them; without, the lists are built on the GPU. Same lists, same dose.
+  for (std::uint32_t seed : {41u, 42u}) {
+    const ProtonPhantomCase pc = makeRandomPhantomCase(seed, 39);
+    ProtonDoseRequest device = gpuRequest(pc);
+    ProtonDoseRequest host = device;
+    host.params.computeDoseMatrix = true;
+    const ProtonDoseResult a = uncached(device);
+    const ProtonDoseResult b = uncached(host);
+    expectWritten(a, pc.name);
+    bool built = false;
+    for (const KernelProfile& p : a.profiles) built |= p.kernel == "tile_lists";
+    EXPECT_TRUE(built) << pc.name << ": no tile lists were built on the GPU";
+    for (const KernelProfile& p : b.profiles)
+      EXPECT_NE(p.kernel, "tile_lists") << pc.name << ": the matrix run built lists on the GPU";
+    EXPECT_TRUE(sameBits(a, b)) << pc.name;
+  }
 }
 
 TEST(ProtonGpuCache, TwoThreadsComputingAtOnceGetTheirOwnDoses) {

@@ -28,6 +28,7 @@ struct SliceEntries {
 
 DoseMatrixCsr buildDoseMatrixCpu(const ResolvedRequest& r, const Volume<float>& spr,
                                  const JobControl& job) {
+  requireHostTileLists(r, "dose matrix (CPU)");
   const ProtonDoseRequest& req = *r.request;
   const Grid& dg = r.doseGrid;
   const double cut2 = req.params.sampling.cutoffSigmas * req.params.sampling.cutoffSigmas;

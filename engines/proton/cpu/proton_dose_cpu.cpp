@@ -130,6 +130,7 @@ void addBevToPatientCpu(const PreparedBeam& beam, const std::vector<double>& bev
 }
 
 void computeCpu(const ResolvedRequest& r, ProtonDoseResult& result, const JobControl& job) {
+  requireHostTileLists(r, "proton dose (CPU)");
   const ProtonDoseRequest& req = *r.request;
   auto t0 = std::chrono::steady_clock::now();
   const Volume<float> spr = resolveSpr(r);

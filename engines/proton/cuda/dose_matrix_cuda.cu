@@ -41,6 +41,7 @@ void uploadAsync(DeviceBuffer<T>& buf, const std::vector<T, A>& host, cudaStream
 }
 
 DoseMatrixDeviceSizes deviceSizes(const ResolvedRequest& r) {
+  requireHostTileLists(r, "dose matrix (GPU)");
   const ProtonDoseRequest& req = *r.request;
   DoseMatrixDeviceSizes s;
   s.inputVoxels = double(req.spr ? req.spr->grid.voxelCount() : req.ct->grid.voxelCount());

@@ -43,6 +43,24 @@ struct SuperpositionArgs {
   float normK;                  ///< gaussianNormalisation(cut-off)
 };
 
+/// One layer as the tile-list build reads it.
+struct TileListLayer {
+  int spotBegin, spotEnd;  ///< the layer's spots in the beam
+  double radius;           ///< BeamLayout::cullRadiusIsoMm [mm]
+};
+
+/// A beam's tile lists built on the GPU (tile_list_kernels.cu): the lists prepareBeam() makes
+/// on the host (proton/tile_hits.hpp), bit for bit.
+struct TileListArgs {
+  pb::BevGeometry g;
+  int tilesA, tilesB, nLayers;
+  const double2* spots;         ///< iso-plane (a, b) of the beam's spots, double as on the host
+  const TileListLayer* layers;
+  int* begin;                   ///< tilesA * tilesB * nLayers + 1 offsets (out)
+  int* tileSpots;               ///< capacity entries (out); BeamLayout::tileListBound suffices
+  long long capacity;
+};
+
 /// Attributes of one kernel kind, summed over beams (core/cuda/launch_profile.cuh).
 using penumbra::cuda::KernelStats;
 
@@ -51,6 +69,8 @@ void launchHuToSpr(const std::int16_t* ct, const float* lut, float* spr, std::si
 /// One thread per ray; WEPL [mm] of every sample of the beam's BEV grid.
 void launchBevWepl(DdaVariant variant, const dda::Geometry& geo, const float* spr,
                    const pb::BevGeometry& g, float* wepl, cudaStream_t stream, KernelStats& st);
+/// Three launches: count per (tile, layer) cell, one-block scan, fill in ascending spot order.
+void launchTileLists(const TileListArgs& a, cudaStream_t stream, KernelStats& st);
 void launchSuperposition(const SuperpositionArgs& a, cudaStream_t stream, KernelStats& st);
 /// dose[v] (=, or += when accumulate) trilinear BEV dose at dose-grid voxel v.
 void launchBevToPatient(const pb::BevGeometry& g, const float* bevDose, const int dims[3],

@@ -186,6 +186,7 @@ void computeCuda(const ResolvedRequest& r, ProtonDoseResult& result, const JobCo
   // ---- per beam: inputs, WEPL, superposition, resampling -------------------------------------
   cuda::KernelStats stWepl, stSuper, stResample;
   LaunchTimes tWepl, tSuper, tResample;
+  TileListBuilds tileLists;
   bool written = false;
   const double cutoff = req.params.sampling.cutoffSigmas;
   for (std::size_t bi = 0; bi < r.beams.size(); ++bi) {
@@ -199,7 +200,7 @@ void computeCuda(const ResolvedRequest& r, ProtonDoseResult& result, const JobCo
     const std::size_t nBev = b.layout.bevSamples();
     const auto t0 = std::chrono::steady_clock::now();
     const bool inputsSame =
-        stageInputs(S, b, layers[bi], W.tables.generation, cutoff, s, &inputBytes);
+        stageInputs(S, b, layers[bi], W.tables.generation, cutoff, s, &inputBytes, tileLists);
     inputsMs += msSince(t0);
 
     const WeplKey key{g, req.variant, W.sprGeneration, true};
@@ -290,6 +291,10 @@ void computeCuda(const ResolvedRequest& r, ProtonDoseResult& result, const JobCo
     st.bytes = 6.0 * double(nIn);
     result.profiles.push_back(launchProfile("hu_to_spr", "lut", st, spr.tConvert.totalMs(), 1, device));
   }
+  if (tileLists.times.launches())
+    result.profiles.push_back(launchProfile("tile_lists", "count-scan-fill", tileLists.stats,
+                                            tileLists.times.totalMs(),
+                                            tileLists.times.launches(), device));
   if (tWepl.launches())
     result.profiles.push_back(launchProfile("bev_wepl_dda", toString(req.variant), stWepl,
                                             tWepl.totalMs(), tWepl.launches(), device));
@@ -315,7 +320,7 @@ void computeCuda(const ResolvedRequest& r, ProtonDoseResult& result, const JobCo
   }
   result.profiles.push_back(hostStageProfile(
       "host_gpu_inputs",
-      "tables, spots, tile lists compared; " + formatBytes(inputBytes) + " uploaded", inputsMs));
+      "tables, spots, tile lists staged; " + formatBytes(inputBytes) + " uploaded", inputsMs));
   result.profiles.push_back(
       hostStageProfile("host_output", "wait for the result's memory", waitMs));
   if (!perBeam)

@@ -159,8 +159,13 @@ double perBeamSlotBytes(const ResolvedRequest& r) {
   double bytes = 0;
   for (const PreparedBeam& b : r.beams)
     bytes += 8.0 * double(b.layout.bevSamples()) + 16.0 * double(b.spotA.size()) +
-             4.0 * double(b.tileLayerBegin.size() + b.tileSpots.size()) +
-             double(sizeof(cuda::DevLayer)) * double(b.layers.size());
+             double(sizeof(cuda::DevLayer)) * double(b.layers.size()) +
+             (b.tileListsOnHost
+                  ? 4.0 * double(b.tileLayerBegin.size() + b.tileSpots.size())
+                  : 4.0 * (double(b.layout.tileCount() * b.layers.size() + 1) +
+                           1.25 * double(b.layout.tileListBound)) +
+                        16.0 * double(b.spotA.size()) +
+                        double(sizeof(cuda::TileListLayer)) * double(b.layers.size()));
   return bytes;
 }
 
@@ -209,9 +214,44 @@ std::vector<BeamSlot*> assignSlots(Workspace& W, const ResolvedRequest& r, DdaVa
   return slotOf;
 }
 
+namespace {
+
+/// The beam's tile lists built on the GPU from its layout, layers and spot positions.
+void buildTileLists(BeamSlot& S, const PreparedBeam& beam, cudaStream_t s, double* bytes,
+                    TileListBuilds& builds) {
+  const BeamLayout& L = beam.layout;
+  std::vector<double2> pos(beam.spotA.size());
+  for (std::size_t i = 0; i < pos.size(); ++i) pos[i] = make_double2(beam.spotA[i], beam.spotB[i]);
+  std::vector<cuda::TileListLayer> layers(beam.layers.size());
+  for (std::size_t l = 0; l < layers.size(); ++l)
+    layers[l] = {beam.layers[l].spotBegin, beam.layers[l].spotEnd, L.cullRadiusIsoMm[l]};
+  upload(S.dSpotPos, pos, s, bytes);
+  upload(S.dTileLayers, layers, s, bytes);
+  ensure(S.dTileBegin, L.tileCount() * layers.size() + 1);
+  // A quarter to spare when the list buffer grows: the bound moves a little with every
+  // isocentre drag, and a reallocation (cudaFree) would wait for the GPU.
+  if (S.dTileSpots.size() < std::max<std::size_t>(L.tileListBound, 1))
+    S.dTileSpots.allocate(std::max<std::size_t>(L.tileListBound + L.tileListBound / 4, 1));
+  cuda::TileListArgs A{};
+  A.g = L.bev;
+  A.tilesA = L.tilesA;
+  A.tilesB = L.tilesB;
+  A.nLayers = int(layers.size());
+  A.spots = S.dSpotPos.get();
+  A.layers = S.dTileLayers.get();
+  A.begin = S.dTileBegin.get();
+  A.tileSpots = S.dTileSpots.get();
+  A.capacity = (long long)S.dTileSpots.size();
+  builds.times.begin(s);
+  cuda::launchTileLists(A, s, builds.stats);
+  builds.times.end(s);
+}
+
+}  // namespace
+
 bool stageInputs(BeamSlot& S, const PreparedBeam& beam, std::vector<cuda::DevLayer> layers,
                  std::uint64_t tableGeneration, double cutoffSigmas, cudaStream_t s,
-                 double* bytes) {
+                 double* bytes, TileListBuilds& builds) {
   std::vector<float4> spots(beam.spotA.size());
   for (std::size_t i = 0; i < spots.size(); ++i)
     spots[i] = make_float4(float(beam.spotA[i]), float(beam.spotB[i]), float(beam.spotW[i]), 0.f);
@@ -232,14 +272,44 @@ bool stageInputs(BeamSlot& S, const PreparedBeam& beam, std::vector<cuda::DevLay
   // took ~0.8 ms of an isocentre edit); lists built otherwise (id 0) are always uploaded.
   if (beam.tileListsId == 0 || in.tileListsId != beam.tileListsId) {
     in.tileListsId = 0;  // invalid until both are up
-    upload(S.dTileBegin, beam.tileLayerBegin, s, bytes);
-    upload(S.dTileSpots, beam.tileSpots, s, bytes);
+    if (beam.tileListsOnHost) {
+      upload(S.dTileBegin, beam.tileLayerBegin, s, bytes);
+      upload(S.dTileSpots, beam.tileSpots, s, bytes);
+    } else {
+      buildTileLists(S, beam, s, bytes, builds);
+    }
     in.tileListsId = beam.tileListsId;
     same = false;
   }
   in.cutoffSigmas = cutoffSigmas;
   in.tableGeneration = tableGeneration;
   return same;
+}
+
+std::pair<std::vector<int>, std::vector<int>> deviceTileListsForTests(const PreparedBeam& beam) {
+  PENUMBRA_REQUIRE(!beam.layout.empty, InvalidArgument, "tile lists: the beam misses the dose grid");
+  penumbra::cuda::Stream stream;
+  BeamSlot S;
+  const std::size_t cells = beam.layout.tileCount() * beam.layers.size();
+  ensure(S.dTileBegin, cells + 1);
+  S.dTileSpots.allocate(std::max<std::size_t>(beam.layout.tileListBound + 16, 1));
+  PENUMBRA_CUDA_CHECK(cudaMemsetAsync(S.dTileBegin.get(), 0xFF, S.dTileBegin.size() * sizeof(int), stream.s));
+  PENUMBRA_CUDA_CHECK(cudaMemsetAsync(S.dTileSpots.get(), 0xFF, S.dTileSpots.size() * sizeof(int), stream.s));
+  double bytes = 0;
+  TileListBuilds builds;
+  buildTileLists(S, beam, stream.s, &bytes, builds);
+  PENUMBRA_CUDA_CHECK(cudaStreamSynchronize(stream.s));
+  std::vector<int> begin(cells + 1);
+  PENUMBRA_CUDA_CHECK(cudaMemcpy(begin.data(), S.dTileBegin.get(), begin.size() * sizeof(int),
+                                 cudaMemcpyDeviceToHost));
+  const int n = begin.back();
+  PENUMBRA_REQUIRE(n >= 0 && std::size_t(n) <= S.dTileSpots.size(), Internal,
+                   "tile lists: the GPU build's length is outside its buffer");
+  std::vector<int> spots(static_cast<std::size_t>(n));
+  if (n > 0)
+    PENUMBRA_CUDA_CHECK(cudaMemcpy(spots.data(), S.dTileSpots.get(), spots.size() * sizeof(int),
+                                   cudaMemcpyDeviceToHost));
+  return {std::move(begin), std::move(spots)};
 }
 
 }  // namespace penumbra::proton::detail

@@ -87,6 +87,9 @@ struct BeamSlot {
   DeviceBuffer<cuda::DevLayer> dLayers;
   DeviceBuffer<float4> dSpots;
   DeviceBuffer<int> dTileBegin, dTileSpots;
+  /// Inputs of the tile lists' GPU build (TileLists::OnDevice): positions in double, layers.
+  DeviceBuffer<double2> dSpotPos;
+  DeviceBuffer<cuda::TileListLayer> dTileLayers;
 
   void invalidate() {
     wepl = {};
@@ -95,7 +98,8 @@ struct BeamSlot {
   }
   std::size_t deviceBytes() const {
     return (dWepl.size() + dBev.size()) * sizeof(float) + dLayers.size() * sizeof(cuda::DevLayer) +
-           dSpots.size() * sizeof(float4) + (dTileBegin.size() + dTileSpots.size()) * sizeof(int);
+           dSpots.size() * sizeof(float4) + (dTileBegin.size() + dTileSpots.size()) * sizeof(int) +
+           dSpotPos.size() * sizeof(double2) + dTileLayers.size() * sizeof(cuda::TileListLayer);
   }
 };
 
@@ -168,10 +172,17 @@ double perBeamSlotBytes(const ResolvedRequest& r);
 std::vector<BeamSlot*> assignSlots(Workspace& W, const ResolvedRequest& r, DdaVariant variant,
                                    bool perBeam, std::vector<std::unique_ptr<BeamSlot>>& unused);
 
+/// The GPU build of tile lists, summed over a run's beams (for its profile row).
+struct TileListBuilds {
+  penumbra::cuda::LaunchTimes times;
+  cuda::KernelStats stats;
+};
+
 /// Brings the slot's superposition inputs to those of `beam` on `s`, uploading only the parts
-/// that differ; adds the bytes uploaded to *bytes. Returns true when nothing differed.
+/// that differ, and building the tile lists on the GPU when the beam left them to it; adds the
+/// bytes uploaded to *bytes. Returns true when nothing differed.
 bool stageInputs(BeamSlot& slot, const PreparedBeam& beam, std::vector<cuda::DevLayer> layers,
                  std::uint64_t tableGeneration, double cutoffSigmas, cudaStream_t s,
-                 double* bytes);
+                 double* bytes, TileListBuilds& builds);
 
 }  // namespace penumbra::proton::detail
