@@ -3,6 +3,7 @@
 /// backends. Not part of the public API; tests use it to reach single stages.
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,7 +19,9 @@ struct ResolvedRequest {
   const ProtonDoseRequest* request = nullptr;
   Grid doseGrid;
   std::vector<PreparedBeam> beams;
-  std::vector<float> sprLut;  ///< 65536 entries, SPR of HU = index - 32768 (empty with SPR input)
+  /// 65536 entries, SPR of HU = index - 32768 (null with SPR input). Shared with makeSprLut()'s
+  /// cache: a repeated call neither copies nor compares the 256 KB when the curve is the same.
+  std::shared_ptr<const std::vector<float>> sprLut;
   int threads = 1;
 };
 
@@ -31,8 +34,8 @@ inline void requireHostTileLists(const ResolvedRequest& r, const char* who) {
 }
 
 /// SPR of every int16 HU through the calibration curve, as float (the same table on both
-/// backends, so they convert bit for bit).
-std::vector<float> makeSprLut(const CalibrationCurve& hlut);
+/// backends, so they convert bit for bit). The last curve's table is kept and shared.
+std::shared_ptr<const std::vector<float>> makeSprLut(const CalibrationCurve& hlut);
 /// SPR volume of the request (the given one, or the CT converted through the LUT).
 Volume<float> resolveSpr(const ResolvedRequest& r);
 

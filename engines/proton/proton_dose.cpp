@@ -183,30 +183,33 @@ WorkspaceEstimate workspaceBytes(const ProtonDoseRequest& r) {
 
 namespace detail {
 
-std::vector<float> makeSprLut(const CalibrationCurve& hlut) {
+std::shared_ptr<const std::vector<float>> makeSprLut(const CalibrationCurve& hlut) {
   // The last table is kept: re-planning converts the same CT through the same curve, and the
-  // 65536 curve evaluations cost ~1 ms, a noticeable share of an interactive GPU dose.
+  // 65536 curve evaluations cost ~1 ms, a noticeable share of an interactive GPU dose. Shared,
+  // not copied: the GPU cache then knows its table by the pointer (proton_workspace.cu).
   static std::mutex mutex;
   static std::vector<std::pair<double, double>> lastPoints;
-  static std::vector<float> lastLut;
+  static std::shared_ptr<const std::vector<float>> lastLut;
   std::lock_guard<std::mutex> lock(mutex);
-  if (!lastLut.empty() && lastPoints == hlut.points()) return lastLut;
-  std::vector<float> lut(65536);
-  for (int h = 0; h < 65536; ++h) lut[std::size_t(h)] = float(hlut(double(h - 32768)));
+  if (lastLut && lastPoints == hlut.points()) return lastLut;
+  auto lut = std::make_shared<std::vector<float>>(65536);
+  for (int h = 0; h < 65536; ++h) (*lut)[std::size_t(h)] = float(hlut(double(h - 32768)));
   lastPoints = hlut.points();
-  lastLut = lut;
-  return lut;
+  lastLut = std::move(lut);
+  return lastLut;
 }
 
 Volume<float> resolveSpr(const ResolvedRequest& r) {
   const ProtonDoseRequest& q = *r.request;
   if (q.spr) return *q.spr;
   Volume<float> spr(q.ct->grid);
+  PENUMBRA_REQUIRE(r.sprLut, Internal, "proton dose: a CT without its HU -> SPR table");
+  const std::vector<float>& lut = *r.sprLut;
   const std::size_t n = spr.data.size();
   const std::size_t chunk = 1 << 20;
   parallelFor((n + chunk - 1) / chunk, r.threads, JobControl{}, [&](std::size_t c, int) {
     for (std::size_t v = c * chunk; v < std::min(n, (c + 1) * chunk); ++v)
-      spr.data[v] = r.sprLut[std::size_t(int(q.ct->data[v]) + 32768)];
+      spr.data[v] = lut[std::size_t(int(q.ct->data[v]) + 32768)];
   });
   return spr;
 }

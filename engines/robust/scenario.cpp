@@ -113,11 +113,12 @@ std::shared_ptr<const Volume<float>> scaledStoppingPower(const proton::ProtonDos
   auto out = std::make_shared<Volume<float>>(grid);
   // A CT goes through the engine's own HU -> SPR table (float), so that a 0 % scaling gives the
   // SPR the engine itself would have used, bit for bit.
-  std::vector<float> lut;
+  std::shared_ptr<const std::vector<float>> table;
   if (!nominal.spr)
-    lut = proton::detail::makeSprLut(nominal.hlut.points().empty()
+    table = proton::detail::makeSprLut(nominal.hlut.points().empty()
                                          ? proton::detail::defaultHuToSprCurve()
                                          : nominal.hlut);
+  const float* lut = table ? table->data() : nullptr;
   const std::size_t n = out->data.size();
   const std::size_t chunk = std::size_t(1) << 18;
   float* dst = out->data.data();

@@ -109,7 +109,7 @@ DeviceDoseMatrix buildDoseMatrixOnDevice(
     DeviceBuffer<std::int16_t> dCt;
     DeviceBuffer<float> dLut;
     uploadAsync(dCt, req.ct->data, s);
-    uploadAsync(dLut, r.sprLut, s);
+    uploadAsync(dLut, *r.sprLut, s);
     dSpr.allocate(nIn);
     cuda::launchHuToSpr(dCt.get(), dLut.get(), dSpr.get(), nIn, s);  // the CPU's LUT: same floats
     PENUMBRA_CUDA_CHECK(cudaStreamSynchronize(s));                    // before dCt, dLut go

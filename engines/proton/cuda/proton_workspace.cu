@@ -31,6 +31,12 @@ void upload(DeviceBuffer<T>& d, const std::vector<T>& h, cudaStream_t s, double*
   *bytes += double(h.size() * sizeof(T));
 }
 
+/// The same table: the same object (makeSprLut() shares its cached one), or equal contents.
+bool sameLut(const std::shared_ptr<const std::vector<float>>& a,
+             const std::shared_ptr<const std::vector<float>>& b) {
+  return a == b || (a && b && sameContents(*a, *b));
+}
+
 std::shared_ptr<const void> ownerOf(const ProtonDoseRequest& q) {
   return q.spr ? std::shared_ptr<const void>(q.spr) : std::shared_ptr<const void>(q.ct);
 }
@@ -56,7 +62,7 @@ bool sprKeyMatches(const SprKey& k, const ResolvedRequest& r) {
   const void* data = ct ? static_cast<const void*>(q.ct->data.data()) : q.spr->data.data();
   const std::size_t voxels = ct ? q.ct->data.size() : q.spr->data.size();
   return k.ct == ct && k.data == data && k.voxels == voxels &&
-         identicalGrid(k.grid, ct ? q.ct->grid : q.spr->grid) && (!ct || sameContents(k.lut, r.sprLut));
+         identicalGrid(k.grid, ct ? q.ct->grid : q.spr->grid) && (!ct || sameLut(k.lut, r.sprLut));
 }
 
 void loadSpr(Workspace& W, const ResolvedRequest& r, cudaStream_t s, SprLoad& L) {
@@ -72,14 +78,15 @@ void loadSpr(Workspace& W, const ResolvedRequest& r, cudaStream_t s, SprLoad& L)
     L.how = "float SPR";
     L.bytes = 4.0 * double(n);
   } else {
-    L.dLut.allocate(r.sprLut.size());
-    PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(L.dLut.get(), r.sprLut.data(),
-                                        r.sprLut.size() * sizeof(float), cudaMemcpyHostToDevice, s));
+    const std::vector<float>& lut = *r.sprLut;
+    L.dLut.allocate(lut.size());
+    PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(L.dLut.get(), lut.data(), lut.size() * sizeof(float),
+                                        cudaMemcpyHostToDevice, s));
     L.dCt.allocate(n);
     L.upload = std::make_unique<penumbra::cuda::HostUpload>(L.dCt.get(), q.ct->data.data(),
                                                             n * sizeof(std::int16_t), s);
     L.how = "int16 CT, HU -> SPR on the GPU";
-    L.bytes = 2.0 * double(n) + 4.0 * double(r.sprLut.size());
+    L.bytes = 2.0 * double(n) + 4.0 * double(lut.size());
   }
   L.tUpload.end(s);
   if (!q.spr) {

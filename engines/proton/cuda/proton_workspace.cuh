@@ -53,7 +53,7 @@ struct SprKey {
   const void* data = nullptr;
   std::size_t voxels = 0;
   bool ct = false;
-  std::vector<float> lut;  ///< CT: the 65536 entries (compared in full, ~256 KB)
+  std::shared_ptr<const std::vector<float>> lut;  ///< CT: the 65536 entries (by pointer, else in full)
   Grid grid;
   bool valid = false;
 };
