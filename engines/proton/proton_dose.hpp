@@ -28,7 +28,9 @@
 /// the same dose bit for bit (the same kernels on the same inputs). Thread-safe: a call that
 /// finds the cache in use by another thread runs with buffers of its own; a cancelled or failed
 /// GPU run frees the cache. The host keeps the beams' layouts and tile lists too (both backends;
-/// proton/prepare_cache.hpp), keyed by everything but the spot weights.
+/// proton/prepare_cache.hpp), keyed by everything but the spot weights. The CUDA backend builds
+/// its tile lists on the GPU (bit for bit the host's lists) unless the call also builds a dose
+/// matrix: after a geometry edit the host then only lays the beams out.
 ///
 /// Units: patient coordinates LPS mm; spot weights in units of 1e9 protons
 /// (kProtonsPerWeightUnit); dose in Gy for the weights given, i.e. Gy per 1e9 protons for a
