@@ -3,6 +3,7 @@
 /// backends. Not part of the public API; tests use it to reach single stages.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -22,8 +23,16 @@ struct ResolvedRequest {
   /// 65536 entries, SPR of HU = index - 32768 (null with SPR input). Shared with makeSprLut()'s
   /// cache: a repeated call neither copies nor compares the 256 KB when the curve is the same.
   std::shared_ptr<const std::vector<float>> sprLut;
+  /// Set when the preparation of the beams is deferred (the CUDA dose backend with tile lists
+  /// on the GPU): `beams` then holds each beam's layout only, and this fills them in full. The
+  /// backend calls it once its WEPL traces, which need the layouts only, are on their way, so
+  /// that the host prepares while the GPU traces.
+  std::function<void(std::vector<PreparedBeam>&)> prepareBeams;
   int threads = 1;
 };
+
+/// workspaceBytes(), and the beams' layouts it made (cached) when `layouts` is not null.
+WorkspaceEstimate estimate(const ProtonDoseRequest& request, std::vector<BeamLayout>* layouts);
 
 /// Throws Internal unless every beam that reaches the dose grid carries its tile lists on the
 /// host (PreparedBeam::tileListsOnHost): the CPU backend and the dose-matrix builds read them.
@@ -60,7 +69,8 @@ DoseMatrixCsr buildDoseMatrixCpu(const ResolvedRequest& r, const Volume<float>& 
 
 // ---- CUDA (cuda/proton_dose_cuda.cu; proton_dose_nocuda.cpp throws Unsupported) -------------
 
-void computeCuda(const ResolvedRequest& r, ProtonDoseResult& result, const JobControl& job);
+/// Calls r.prepareBeams (when set) itself: hence the non-const request.
+void computeCuda(ResolvedRequest& r, ProtonDoseResult& result, const JobControl& job);
 
 /// A beam's tile lists as the CUDA backend builds them on the GPU (TileLists::OnDevice),
 /// downloaded: {tileLayerBegin, tileSpots} in PreparedBeam's layout. For the tests that hold

@@ -108,7 +108,11 @@ void validate(const ProtonDoseRequest& r) {
   }
 }
 
-WorkspaceEstimate workspaceBytes(const ProtonDoseRequest& r) {
+WorkspaceEstimate workspaceBytes(const ProtonDoseRequest& r) { return detail::estimate(r, nullptr); }
+
+namespace detail {
+
+WorkspaceEstimate estimate(const ProtonDoseRequest& r, std::vector<BeamLayout>* layoutsOut) {
   validate(r);
   const Grid dg = resolveDoseGrid(r);
   const auto machine = resolveMachine(r);
@@ -178,8 +182,11 @@ WorkspaceEstimate workspaceBytes(const ProtonDoseRequest& r) {
   e.deviceBytes = std::size_t(std::min(device, 1.8e19));
   e.hostBytes = std::size_t(std::min(host, 1.8e19));
   e.breakdown = s.str();
+  if (layoutsOut) *layoutsOut = std::move(layouts);
   return e;
 }
+
+}  // namespace detail
 
 namespace detail {
 
@@ -218,7 +225,8 @@ Volume<float> resolveSpr(const ResolvedRequest& r) {
 
 ProtonDoseResult computeProtonDose(const ProtonDoseRequest& req, const JobControl& job) {
   const auto start = std::chrono::steady_clock::now();
-  const WorkspaceEstimate est = workspaceBytes(req);  // validates
+  std::vector<BeamLayout> layouts;
+  const WorkspaceEstimate est = detail::estimate(req, &layouts);  // validates
   ProtonDoseResult result;
   const BackendChoice choice = selectBackend(req.backend);
   if (!choice.message.empty()) result.messages.push_back(choice.message);
@@ -272,14 +280,21 @@ ProtonDoseResult computeProtonDose(const ProtonDoseRequest& req, const JobContro
   for (std::size_t bi = 1; bi < req.beams.size(); ++bi)
     firstSpots[bi] = firstSpots[bi - 1] + req.beams[bi - 1].spotCount();
   r.beams.resize(req.beams.size());
-  const auto prepare = [&](std::size_t bi, int) {
-    r.beams[bi] = detail::cachedPrepareBeam(req.beams[bi], r.doseGrid, machine,
-                                            req.params.sampling, firstSpots[bi], nullptr, lists);
-  };
   if (lists == TileLists::OnDevice) {
-    for (std::size_t bi = 0; bi < req.beams.size(); ++bi) prepare(bi, 0);
+    // Deferred (ResolvedRequest::prepareBeams): the CUDA backend starts the beams' WEPL traces
+    // on the layouts first and prepares the beams while the GPU traces.
+    for (std::size_t bi = 0; bi < req.beams.size(); ++bi) r.beams[bi].layout = layouts[bi];
+    r.prepareBeams = [&req, &r, machine, firstSpots](std::vector<PreparedBeam>& beams) {
+      for (std::size_t bi = 0; bi < req.beams.size(); ++bi)
+        beams[bi] = detail::cachedPrepareBeam(req.beams[bi], r.doseGrid, machine,
+                                              req.params.sampling, firstSpots[bi], nullptr,
+                                              TileLists::OnDevice);
+    };
   } else {
-    parallelFor(req.beams.size(), int(req.beams.size()), job, prepare);
+    parallelFor(req.beams.size(), int(req.beams.size()), job, [&](std::size_t bi, int) {
+      r.beams[bi] = detail::cachedPrepareBeam(req.beams[bi], r.doseGrid, machine,
+                                              req.params.sampling, firstSpots[bi], nullptr, lists);
+    });
   }
   job.checkCancel();
   for (std::size_t bi = 0; bi < req.beams.size(); ++bi)

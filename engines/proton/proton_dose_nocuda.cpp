@@ -6,7 +6,7 @@
 
 namespace penumbra::proton::detail {
 
-void computeCuda(const ResolvedRequest&, ProtonDoseResult&, const JobControl&) {
+void computeCuda(ResolvedRequest&, ProtonDoseResult&, const JobControl&) {
   PENUMBRA_THROW(Unsupported,
                  "this build of Penumbra has no CUDA support (the proton engine runs on the CPU)");
 }

@@ -1,6 +1,7 @@
 // CUDA backend of the proton dose engine: per beam three launches on one stream - BEV WEPL (ray
-// tracing), Gaussian superposition, BEV -> patient resampling summed over beams - with no host
-// round trip between beams or layers: every intermediate (SPR, WEPL, BEV dose, patient dose)
+// tracing), Gaussian superposition, BEV -> patient resampling summed over beams; every beam's
+// WEPL is enqueued first (it needs the beam's layout only), so that the host prepares the beams
+// and stages their inputs while the GPU traces - with no host round trip between beams or layers: every intermediate (SPR, WEPL, BEV dose, patient dose)
 // stays on the GPU, and only the final dose comes back, by DMA into page-locked memory that
 // helper threads prepared. Cancel is checked before each beam is enqueued. Device outputs are
 // poisoned with NaN (0xFF bytes) before they are computed, so an unwritten voxel shows up in the
@@ -131,7 +132,7 @@ std::future<HostOutput> takeOutput(Workspace& W, std::size_t n, int device, bool
 
 }  // namespace
 
-void computeCuda(const ResolvedRequest& r, ProtonDoseResult& result, const JobControl& job) {
+void computeCuda(ResolvedRequest& r, ProtonDoseResult& result, const JobControl& job) {
   // The caller (computeProtonDose) chose this backend through selectBackend(), which checked
   // for a usable device; here only the cheap count, for direct callers.
   penumbra::cuda::requireCudaDevice();
@@ -158,15 +159,15 @@ void computeCuda(const ResolvedRequest& r, ProtonDoseResult& result, const JobCo
   const Grid& inGrid = req.spr ? req.spr->grid : req.ct->grid;
   const dda::Geometry geo = makeDdaGeometry(inGrid);
 
-  // ---- tables, slots, memory -----------------------------------------------------------------
+  // ---- slots, memory ---------------------------------------------------------------------------
   const auto tInputs = std::chrono::steady_clock::now();
   double inputBytes = 0;
-  const std::vector<std::vector<cuda::DevLayer>> layers = stageTables(W.tables, r, s, &inputBytes);
   std::size_t freeBytes = 0, totalBytes = 0;
   PENUMBRA_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &totalBytes));
   // Slots of their own for every beam when they fit with room to spare (the buffers this
   // workspace holds are reused, so they count as free); else one shared slot, as computeProton-
   // Dose's estimate assumes (the BEV arrays of the largest beam), and no reuse across calls.
+  // The tables count as held so far: a new energy's (~25 KB) fits in the fifth kept free.
   const double available = double(freeBytes) + double(W.deviceBytes());
   const double baseBytes = 4.0 * double(inGrid.voxelCount() + nDose) +
                            4.0 * double(W.tables.idd.size() + W.tables.sigma.size());
@@ -183,9 +184,46 @@ void computeCuda(const ResolvedRequest& r, ProtonDoseResult& result, const JobCo
   for (int a = 0; a < 3; ++a)
     for (int c = 0; c < 3; ++c) axes[a][c] = dg.direction.m[a][c] * dg.spacing[c];
 
-  // ---- per beam: inputs, WEPL, superposition, resampling -------------------------------------
+  // ---- WEPL: every beam's first, where each has a slot ----------------------------------------
+  // A trace needs the beam's layout only, so with a deferred preparation (r.prepareBeams: an
+  // isocentre drag) the GPU traces while the host prepares the beams and stages their inputs.
   cuda::KernelStats stWepl, stSuper, stResample;
   LaunchTimes tWepl, tSuper, tResample;
+  std::vector<char> weplHit(r.beams.size(), 0);
+  const auto traceWepl = [&](std::size_t bi) {
+    const BeamLayout& L = r.beams[bi].layout;
+    BeamSlot& S = *slotOf[bi];
+    const WeplKey key{L.bev, req.variant, W.sprGeneration, true};
+    weplHit[bi] = sameWepl(S.wepl, key);
+    if (weplHit[bi]) {
+      ++result.weplCachedBeams;
+      return;
+    }
+    S.wepl = {};
+    S.bevValid = false;
+    ensure(S.dWepl, L.bevSamples());
+    PENUMBRA_CUDA_CHECK(cudaMemsetAsync(S.dWepl.get(), 0xFF, L.bevSamples() * sizeof(float), s));
+    tWepl.begin(s);
+    cuda::launchBevWepl(req.variant, geo, W.dSpr.get(), L.bev, S.dWepl.get(), s, stWepl);
+    tWepl.end(s);
+    S.wepl = key;
+  };
+  if (perBeam)
+    for (std::size_t bi = 0; bi < r.beams.size(); ++bi)
+      if (!r.beams[bi].layout.empty) traceWepl(bi);
+  double deferredMs = -1;
+  if (r.prepareBeams) {
+    const auto t = std::chrono::steady_clock::now();
+    r.prepareBeams(r.beams);
+    r.prepareBeams = nullptr;
+    deferredMs = msSince(t);
+  }
+  job.checkCancel();
+  const auto tTables = std::chrono::steady_clock::now();
+  const std::vector<std::vector<cuda::DevLayer>> layers = stageTables(W.tables, r, s, &inputBytes);
+  inputsMs += msSince(tTables);
+
+  // ---- per beam: inputs, (WEPL,) superposition, resampling -------------------------------------
   TileListBuilds tileLists;
   bool written = false;
   const double cutoff = req.params.sampling.cutoffSigmas;
@@ -195,7 +233,10 @@ void computeCuda(const ResolvedRequest& r, ProtonDoseResult& result, const JobCo
     const PreparedBeam& b = r.beams[bi];
     if (b.layout.empty) continue;
     BeamSlot& S = *slotOf[bi];
-    if (!perBeam) S.invalidate();  // the shared slot holds the previous beam
+    if (!perBeam) {
+      S.invalidate();  // the shared slot holds the previous beam
+      traceWepl(bi);
+    }
     const pb::BevGeometry& g = b.layout.bev;
     const std::size_t nBev = b.layout.bevSamples();
     const auto t0 = std::chrono::steady_clock::now();
@@ -203,22 +244,7 @@ void computeCuda(const ResolvedRequest& r, ProtonDoseResult& result, const JobCo
         stageInputs(S, b, layers[bi], W.tables.generation, cutoff, s, &inputBytes, tileLists);
     inputsMs += msSince(t0);
 
-    const WeplKey key{g, req.variant, W.sprGeneration, true};
-    const bool weplHit = sameWepl(S.wepl, key);
-    if (weplHit) {
-      ++result.weplCachedBeams;
-    } else {
-      S.wepl = {};
-      S.bevValid = false;
-      ensure(S.dWepl, nBev);
-      PENUMBRA_CUDA_CHECK(cudaMemsetAsync(S.dWepl.get(), 0xFF, nBev * sizeof(float), s));
-      tWepl.begin(s);
-      cuda::launchBevWepl(req.variant, geo, W.dSpr.get(), g, S.dWepl.get(), s, stWepl);
-      tWepl.end(s);
-      S.wepl = key;
-    }
-
-    if (weplHit && inputsSame && S.bevValid) {
+    if (weplHit[bi] && inputsSame && S.bevValid) {
       ++result.bevDoseCachedBeams;
     } else {
       S.bevValid = false;
@@ -323,6 +349,9 @@ void computeCuda(const ResolvedRequest& r, ProtonDoseResult& result, const JobCo
       "tables, spots, tile lists staged; " + formatBytes(inputBytes) + " uploaded", inputsMs));
   result.profiles.push_back(
       hostStageProfile("host_output", "wait for the result's memory", waitMs));
+  if (deferredMs >= 0)
+    result.profiles.push_back(hostStageProfile(
+        "host_prepare_beams", "beams prepared while the GPU traces their WEPL", deferredMs));
   if (!perBeam)
     result.messages.push_back(
         "GPU memory is short: the beams shared one set of BEV buffers, and nothing of them is "

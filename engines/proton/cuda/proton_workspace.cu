@@ -164,15 +164,20 @@ std::vector<std::vector<cuda::DevLayer>> stageTables(TableStore& T, const Resolv
 
 double perBeamSlotBytes(const ResolvedRequest& r) {
   double bytes = 0;
-  for (const PreparedBeam& b : r.beams)
-    bytes += 8.0 * double(b.layout.bevSamples()) + 16.0 * double(b.spotA.size()) +
-             double(sizeof(cuda::DevLayer)) * double(b.layers.size()) +
+  // Spot and layer counts from the request: the beams may hold their layouts only yet
+  // (ResolvedRequest::prepareBeams).
+  for (std::size_t i = 0; i < r.beams.size(); ++i) {
+    const PreparedBeam& b = r.beams[i];
+    const double spots = double(r.request->beams[i].spotCount());
+    const double layers = double(r.request->beams[i].layers.size());
+    bytes += 8.0 * double(b.layout.bevSamples()) + 16.0 * spots +
+             double(sizeof(cuda::DevLayer)) * layers +
              (b.tileListsOnHost
                   ? 4.0 * double(b.tileLayerBegin.size() + b.tileSpots.size())
-                  : 4.0 * (double(b.layout.tileCount() * b.layers.size() + 1) +
+                  : 4.0 * (double(b.layout.tileCount()) * layers + 1.0 +
                            1.25 * double(b.layout.tileListBound)) +
-                        16.0 * double(b.spotA.size()) +
-                        double(sizeof(cuda::TileListLayer)) * double(b.layers.size()));
+                        16.0 * spots + double(sizeof(cuda::TileListLayer)) * layers);
+  }
   return bytes;
 }
 
