@@ -186,10 +186,6 @@ WorkspaceEstimate estimate(const ProtonDoseRequest& r, std::vector<BeamLayout>* 
   return e;
 }
 
-}  // namespace detail
-
-namespace detail {
-
 std::shared_ptr<const std::vector<float>> makeSprLut(const CalibrationCurve& hlut) {
   // The last table is kept: re-planning converts the same CT through the same curve, and the
   // 65536 curve evaluations cost ~1 ms, a noticeable share of an interactive GPU dose. Shared,
