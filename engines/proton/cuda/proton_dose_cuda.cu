@@ -3,9 +3,10 @@
 // WEPL is enqueued first (it needs the beam's layout only), so that the host prepares the beams
 // and stages their inputs while the GPU traces - with no host round trip between beams or
 // layers: every intermediate (SPR, WEPL, BEV dose, patient dose) stays on the GPU, and only
-// the final dose comes back, by DMA into page-locked memory that helper threads prepared. Cancel is checked before each beam is enqueued. Device outputs are
-// poisoned with NaN (0xFF bytes) before they are computed, so an unwritten voxel shows up in the
-// tests instead of passing as a zero.
+// the final dose comes back, by DMA into page-locked memory that helper threads prepared.
+// Cancel is checked before each beam is enqueued. Device outputs are poisoned with NaN (0xFF
+// bytes) before they are computed, so an unwritten voxel shows up in the tests instead of
+// passing as a zero.
 //
 // Between runs (proton_workspace.cuh, proton_dose.hpp "GPU cache across calls") the SPR, the
 // tables, each beam's WEPL, BEV dose and superposition inputs, the dose buffer and the next
