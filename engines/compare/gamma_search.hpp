@@ -267,14 +267,16 @@ struct BoxCursor {
   int level = 0, ix = 0, iy = 0, iz = 0;
 };
 
-/// Processes the box at b and moves b to the next box of the depth-first order; false when the
-/// cell is finished. One box per call, so that a GPU lane can interleave its search with its
-/// neighbours' (see GammaSearch).
+/// Evaluates the box b of a cell: offers Gamma^2 at its corners and at its probe point to best
+/// and returns true when the box must be refined (neither bound rules it out). The search of one
+/// point (searchBox) and the GPU's warp-wide search of a long point (gamma_kernels.cuh) both
+/// evaluate boxes through it.
 template <typename Real>
-PENUMBRA_GAMMA_HD bool searchBox(const Real c[8], const Real lo[3], const GammaField<Real>& f,
-                                 const Real ur[3], Real dr, Best<Real>& best, BoxCursor& b) {
+PENUMBRA_GAMMA_HD bool boxUndecided(const Real c[8], const Real lo[3], const GammaField<Real>& f,
+                                    const Real ur[3], Real dr, Best<Real>& best,
+                                    const BoxCursor& b) {
   const Real* w = f.w;
-  int level = b.level, ix = b.ix, iy = b.iy, iz = b.iz;
+  const int level = b.level, ix = b.ix, iy = b.iy, iz = b.iz;
   {
 #ifdef PENUMBRA_GAMMA_COUNT
     PENUMBRA_GAMMA_COUNT();
@@ -388,21 +390,29 @@ PENUMBRA_GAMMA_HD bool searchBox(const Real c[8], const Real lo[3], const GammaF
         }
       }
     }
-    if (keep) {
-      if (level < kGammaMaxLevel) {
-        b.level = level + 1;
-        b.ix = ix * 2;
-        b.iy = iy * 2;
-        b.iz = iz * 2;
-        return true;
-      }
-      best.depthLimited = true;
+    return keep;
+  }
+}
+
+/// Moves b to the next box of the depth-first order of the subtree rooted at level `root`:
+/// into b's first child when b is to be refined (at the depth limit the box is flagged instead),
+/// else to its next sibling, or up until there is one; false when the subtree is finished.
+PENUMBRA_GAMMA_HD bool nextBox(BoxCursor& b, bool refine, int root, bool& depthLimited) {
+  int level = b.level, ix = b.ix, iy = b.iy, iz = b.iz;
+  if (refine) {
+    if (level < kGammaMaxLevel) {
+      b.level = level + 1;
+      b.ix = ix * 2;
+      b.iy = iy * 2;
+      b.iz = iz * 2;
+      return true;
     }
+    depthLimited = true;
   }
   // Next sibling, or up until there is one. The child number is (ix & 1) | (iy & 1) << 1 |
   // (iz & 1) << 2; children are visited in that order.
   for (;;) {
-    if (level == 0) return false;
+    if (level <= root) return false;
     const int child = (ix & 1) | ((iy & 1) << 1) | ((iz & 1) << 2);
     if (child < 7) {
       const int next = child + 1;
@@ -417,6 +427,16 @@ PENUMBRA_GAMMA_HD bool searchBox(const Real c[8], const Real lo[3], const GammaF
     iy >>= 1;
     iz >>= 1;
   }
+}
+
+/// Processes the box at b and moves b to the next box of the depth-first order of its cell;
+/// false when the cell is finished. One box per call, so that a GPU lane can interleave its
+/// search with its neighbours' (see GammaSearch).
+template <typename Real>
+PENUMBRA_GAMMA_HD bool searchBox(const Real c[8], const Real lo[3], const GammaField<Real>& f,
+                                 const Real ur[3], Real dr, Best<Real>& best, BoxCursor& b) {
+  const bool refine = boxUndecided(c, lo, f, ur, dr, best, b);
+  return nextBox(b, refine, 0, best.depthLimited);
 }
 
 }  // namespace detail
