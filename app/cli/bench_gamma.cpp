@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <thread>
@@ -125,6 +126,12 @@ std::vector<BenchRow> benchGamma(int reps, const std::string& writeCaseDir) {
     req.criteria.dosePercent = crit;
     req.criteria.distanceMm = crit;
     req.criteria.cutoffPercent = 10;
+    // PENUMBRA_GAMMA_BUDGET, _GROUP and _STACK: the CUDA search's step budget, lanes per long
+    // point and stack entries (CudaGammaTuning; budget 0 = one lane a point to the end), to
+    // compare schedules in one run.
+    if (const char* b = std::getenv("PENUMBRA_GAMMA_BUDGET"); b && *b) req.cudaTuning.stepBudget = std::atoi(b);
+    if (const char* b = std::getenv("PENUMBRA_GAMMA_STACK"); b && *b) req.cudaTuning.stackItems = std::atoi(b);
+    if (const char* b = std::getenv("PENUMBRA_GAMMA_GROUP"); b && *b) req.cudaTuning.laneGroup = std::atoi(b);
     char variant[64];
     std::snprintf(variant, sizeof variant, "%g%%/%gmm global", crit, crit);
 
@@ -208,7 +215,8 @@ std::vector<BenchRow> benchGamma(int reps, const std::string& writeCaseDir) {
     kernel.medianMs = medianOf(kernelMs);
     kernel.minMs = *std::min_element(kernelMs.begin(), kernelMs.end());
     BenchRow kernelRow{"gamma", c.name, kernel, rateText(gpuResult, kernel.medianMs),
-                       "search only: its span on the GPU over the slabs"};
+                       "search only: its span on the GPU over the slabs (" +
+                           gpuResult.profiles.front().variant + ")"};
     kernelRow.speedupVsCpu = cpuMs / kernel.medianMs;
     rows.push_back(wholeRow);
     rows.push_back(pacedRow);

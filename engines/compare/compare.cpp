@@ -31,7 +31,7 @@ namespace {
   throw Error(ErrorCode::InvalidArgument, "dose comparison: " + what);
 }
 
-void checkCriteria(const GammaCriteria& c) {
+void checkCriteria(const GammaCriteria& c, const CudaGammaTuning& t) {
   auto finite = [](double v) { return std::isfinite(v); };
   if (!finite(c.dosePercent) || c.dosePercent <= 0 || c.dosePercent > 100)
     invalid("dose criterion " + formatG(c.dosePercent) + " % must be in (0, 100]");
@@ -51,6 +51,12 @@ void checkCriteria(const GammaCriteria& c) {
     invalid("maximum search distance " + formatG(c.maxSearchMm) + " mm is below 0.001 mm");
   if (!finite(c.tolerance) || c.tolerance < 1e-6 || c.tolerance > 0.1)
     invalid("gamma tolerance " + formatG(c.tolerance) + " must be in [1e-6, 0.1]");
+  if (t.stepBudget < 0)
+    invalid("CUDA gamma step budget " + std::to_string(t.stepBudget) + " must be 0 (off) or positive");
+  if (t.stackItems < 64 || t.stackItems > 4096)
+    invalid("CUDA gamma stack of " + std::to_string(t.stackItems) + " entries must be in [64, 4096]");
+  if (t.laneGroup != 8 && t.laneGroup != 16 && t.laneGroup != 32)
+    invalid("CUDA gamma lane group of " + std::to_string(t.laneGroup) + " must be 8, 16 or 32");
   if (c.normalisation != Normalisation::ReferenceMax &&
       (!finite(c.normalisationGy) || c.normalisationGy <= 0))
     invalid(std::string("the ") + toString(c.normalisation) + " dose " +
@@ -170,7 +176,7 @@ void releaseCompareGpuCache() { detail::releaseGpuCache(); }
 void validate(const CompareRequest& r) {
   checkGrid(r.reference.get(), "reference");
   checkGrid(r.evaluated.get(), "evaluated");
-  checkCriteria(r.criteria);
+  checkCriteria(r.criteria, r.cudaTuning);
   if (!r.referenceFrame.empty() && !r.evaluatedFrame.empty() &&
       r.referenceFrame != r.evaluatedFrame)
     invalid("the doses are in different frames of reference (" + r.referenceFrame + " and " +
@@ -206,7 +212,7 @@ WorkspaceEstimate workspaceBytes(const CompareRequest& r, Backend backend) {
   const double masks = r.mask ? nr : 0;
   w.hostBytes = std::size_t(2 * 4 * nr);  // gamma and difference volumes
   // CUDA: both doses, gamma and difference, the mask and the two lists of points to search
-  // (every point, and those handed on to a whole warp).
+  // (every point, and those handed on to a lane group).
   if (backend == Backend::Cuda)
     w.deviceBytes = std::size_t(4 * (nr + ne) + 2 * 4 * nr + masks + 2 * 4 * nr);
   w.breakdown = "reference " + formatBytes(4 * nr) + ", evaluated " + formatBytes(4 * ne) +

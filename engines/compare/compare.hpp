@@ -15,7 +15,8 @@
 /// Check, then run (as the other engines): validate() says whether a request is consistent,
 /// workspaceBytes() what it allocates, compareDoses() does both and refuses what cannot fit.
 /// CPU reference in double precision on all threads; CUDA backend in float for the search
-/// (positions in double), the same algorithm (one header shared by both).
+/// (positions in double), the same algorithm (one header shared by both; the GPU finishes its
+/// longest points with groups of lanes, see CudaGammaTuning).
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -58,6 +59,19 @@ struct StructureMask {
   std::shared_ptr<const Mask> mask;
 };
 
+/// How the CUDA backend schedules the gamma search (the result satisfies the same bounds either
+/// way). Each lane of a warp searches its own point, box after box; the search time is then set
+/// by the longest points (up to ~1200 boxes on box4-256 where the mean is 16), not by the total
+/// work. A point still searching after `stepBudget` steps is handed, with the bound it found, to
+/// a group of `laneGroup` lanes (8, 16 or 32), which share its boxes through a stack of
+/// `stackItems` entries in shared memory (a lane that finds the stack full searches its box's
+/// subtree alone). stepBudget 0: every point is searched by one lane to the end.
+struct CudaGammaTuning {
+  int stepBudget = 32;
+  int laneGroup = 16;
+  int stackItems = 512;
+};
+
 struct CompareRequest {
   std::shared_ptr<const Volume<float>> reference;  ///< dose A, Gy
   std::shared_ptr<const Volume<float>> evaluated;  ///< dose B, Gy
@@ -70,6 +84,7 @@ struct CompareRequest {
   std::vector<StructureMask> structures;  ///< pass rate per structure (reference grid)
   Backend backend = Backend::Auto;
   int cpuThreads = 0;  ///< 0: all hardware threads
+  CudaGammaTuning cudaTuning;
 };
 
 /// Fine histogram of the evaluated gamma values: kFineBins bins over [0, cap]; the last bin

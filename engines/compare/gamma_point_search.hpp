@@ -11,7 +11,9 @@ namespace penumbra::compare {
 /// the rings (skipping the cells the bounds rule out) and loads its 8 doses. gammaAt() runs it
 /// to the end; the CUDA kernel keeps every lane of a warp busy by giving a lane whose point is
 /// finished the next point while its neighbours go on (the number of boxes varies 100-fold
-/// from point to point). Both visit the same boxes in the same order: the same result.
+/// from point to point). Both visit the same boxes in the same order: the same result. (On the
+/// GPU a point still searching after a budget of steps is finished by a group of lanes that
+/// evaluate its boxes with the same bounds in another order: gamma_kernels.cuh.)
 template <typename Real>
 struct GammaSearch {
   detail::Best<Real> best;

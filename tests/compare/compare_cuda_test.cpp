@@ -207,5 +207,56 @@ TEST(CompareCuda, CachedDosesGiveTheSameResultAndANewDoseIsUploaded) {
   EXPECT_EQ(uploadVariant(cold), "copy");
 }
 
+/// How many points the search profile says were handed to lane groups (-1: none handed on).
+long long handedOn(const CompareResult& r) {
+  for (const KernelProfile& p : r.profiles) {
+    if (p.kernel != "gamma_search") continue;
+    const std::size_t at = p.variant.find(", ");
+    const std::size_t past = p.variant.find(" points past ");
+    if (at == std::string::npos || past == std::string::npos) return -1;
+    return std::stoll(p.variant.substr(at + 2, past - at - 2));
+  }
+  return -1;
+}
+
+TEST(CompareCuda, PointsFinishedByLaneGroupsAgreeWithTheCpu) {
+  // The long searches of the CUDA backend go to groups of 8, 16 or 32 lanes with a shared stack
+  // of boxes. Small budgets hand on nearly every point, and a 64-entry stack (room for 8 boxes'
+  // children) sends many refined boxes down their lanes' own subtrees. The doses end at a cliff
+  // (a body outline, as a planning system exports: no dose outside), where searches are longest.
+  REQUIRE_GPU();
+  const Grid gr = makeGrid(44, 40, 30, {2.0, 2.0, 2.0}, {0, 0, 0});
+  const Grid ge = makeGrid(56, 50, 40, {1.7, 1.6, 1.5}, {-3, -2, -1});
+  auto f = randomSmoothDose(21, {10, 10, 10}, {78, 70, 52}, 8);
+  auto body = [&](Vec3 p, double scale) {
+    const Vec3 q = p - Vec3{44, 40, 30};
+    return q.x * q.x + q.y * q.y > 34.0 * 34.0 ? 0.0 : scale * f(p);
+  };
+  auto ref = sample(gr, [&](Vec3 p) { return body(p, 1.0); });
+  auto eval = sample(ge, [&](Vec3 p) { return body(p + Vec3{1.0, -0.6, 0.4}, 1.02); });
+  struct Schedule {
+    int budget, group, stack;
+  };
+  for (const Schedule& c : {Schedule{1, 8, 64}, Schedule{4, 32, 64}, Schedule{2, 16, 64},
+                            Schedule{24, 8, 256}, Schedule{24, 32, 1024}}) {
+    const int budget = c.budget;
+    SCOPED_TRACE("budget " + std::to_string(budget) + ", group " + std::to_string(c.group) +
+                 ", stack " + std::to_string(c.stack));
+    CompareRequest r = request(ref, eval, 2, 2);
+    r.cudaTuning.stepBudget = budget;
+    r.cudaTuning.laneGroup = c.group;
+    r.cudaTuning.stackItems = c.stack;
+    const Pair p = runBoth(r);
+    expectAgreement(p, r.criteria.tolerance);
+    EXPECT_GT(handedOn(p.gpu), budget == 1 ? p.gpu.gammaStats.evaluatedPoints / 2 : 10);
+  }
+  // Off: one lane a point to the end.
+  CompareRequest r = request(ref, eval, 2, 2);
+  r.cudaTuning.stepBudget = 0;
+  const Pair p = runBoth(r);
+  expectAgreement(p, r.criteria.tolerance);
+  EXPECT_EQ(handedOn(p.gpu), -1);
+}
+
 }  // namespace
 }  // namespace penumbra::compare

@@ -42,6 +42,15 @@ TEST(CompareEngine, BadInputIsRefusedWithTheReason) {
   r.criteria.gammaCap = 1;
   expectError(r, "gamma cap 1 must be in (1, 100]");
   r = smallCase();
+  r.cudaTuning.stepBudget = -1;
+  expectError(r, "CUDA gamma step budget -1 must be 0 (off) or positive");
+  r = smallCase();
+  r.cudaTuning.stackItems = 32;
+  expectError(r, "CUDA gamma stack of 32 entries must be in [64, 4096]");
+  r = smallCase();
+  r.cudaTuning.laneGroup = 4;
+  expectError(r, "CUDA gamma lane group of 4 must be 8, 16 or 32");
+  r = smallCase();
   r.criteria.local = true;
   r.criteria.cutoffPercent = 0;
   expectError(r, "a local gamma needs a low-dose cut-off above 0 %");

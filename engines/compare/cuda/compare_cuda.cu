@@ -76,7 +76,7 @@ struct Workspace {
   VolumeKey refKey, evalKey;
   penumbra::cuda::DeviceBuffer<float> ref, eval, gamma, diff;
   penumbra::cuda::DeviceBuffer<std::uint8_t> mask;
-  penumbra::cuda::DeviceBuffer<unsigned> list;
+  penumbra::cuda::DeviceBuffer<unsigned> list, longList;
   penumbra::cuda::DeviceBuffer<unsigned long long> counters, histogram;
   penumbra::cuda::DeviceBuffer<PointSums> runs;
   penumbra::cuda::PinnedBuffer<unsigned char> small;  ///< sums, histogram, counters
@@ -135,9 +135,11 @@ void grow(penumbra::cuda::DeviceBuffer<T>& b, std::size_t n) {
 
 /// Blocks of the search kernel that fit on the GPU at once, at most `enough`.
 template <typename Kernel>
-int residentBlocks(Kernel kernel, int device, long long enough) {
+int residentBlocks(Kernel kernel, int device, long long enough, int block = kBlock,
+                   std::size_t sharedBytes = 0) {
   int blocksPerSm = 0, sms = 0;
-  PENUMBRA_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocksPerSm, kernel, kBlock, 0));
+  PENUMBRA_CUDA_CHECK(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocksPerSm, kernel, block, sharedBytes));
   PENUMBRA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   return int(std::max<long long>(1, std::min<long long>((long long)blocksPerSm * sms, enough)));
 }
@@ -193,7 +195,7 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
   W.nextDiff = std::async(std::launch::async, &HostOutput::make, nRef, device);
   W.nextSize = nRef;
 
-  penumbra::cuda::LaunchTimes upload, classify, kernel, stats, download;
+  penumbra::cuda::LaunchTimes upload, classify, kernel, longKernel, stats, download;
   upload.begin(stream);
   double uploaded = 0;
   if (!W.refKey.matches(r.reference)) {
@@ -220,6 +222,9 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
   grow(W.gamma, nRef);
   grow(W.diff, nRef);
   grow(W.list, nRef);
+  const CudaGammaTuning& tuning = r.cudaTuning;
+  const bool handOn = tuning.stepBudget > 0 && setup.gamma;
+  if (handOn) grow(W.longList, nRef);
   grow(W.counters, std::size_t(kCounters));
   grow(W.histogram, std::size_t(kGammaHistogramBins));
   grow(W.runs, std::size_t(statsRuns));
@@ -295,6 +300,20 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
   // sixth 3.93-3.99 ms (too few warps to hide the loads' latency).
   const int blocksUsed = slabs >= 2 ? std::max(1, blocks / 2) : blocks;
   searchStats.grid = blocksUsed;
+  // The long points of each slab: groups of lanes, each with a stack in shared memory, as many
+  // as fit (half with two search streams, as above).
+  const auto longFn = tuning.laneGroup == 8    ? longSearchKernel<8>
+                      : tuning.laneGroup == 16 ? longSearchKernel<16>
+                                               : longSearchKernel<32>;
+  const std::size_t longShared = std::size_t(kLongWarps) * std::size_t(32 / tuning.laneGroup) *
+                                 std::size_t(tuning.stackItems) * 8;
+  int longBlocks = 0;
+  if (handOn) {
+    PENUMBRA_CUDA_CHECK(cudaFuncSetAttribute(longFn, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             int(longShared)));
+    longBlocks = residentBlocks(longFn, device, 1ll << 20, 32 * kLongWarps, longShared);
+    if (slabs >= 2) longBlocks = std::max(1, longBlocks / 2);
+  }
   int launches = 0;
   for (int b = 0; b < slabs && s.gamma; ++b) {
     const cudaStream_t ss = b % 2 == 0 ? stream : W.compute2->s;
@@ -311,9 +330,20 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
       PENUMBRA_CUDA_CHECK(cudaMemsetAsync(W.counters.get() + kNext + b, 0, sizeof(unsigned long long), ss));
       kernel.begin(ss);
       searchFn<<<blocksUsed, kBlock, 0, ss>>>(s, W.ref.get(), W.list.get(), b, unsigned(p0),
-                                          unsigned(p1), W.gamma.get(), W.counters.get());
+                                          unsigned(p1), W.gamma.get(), W.counters.get(),
+                                          handOn ? tuning.stepBudget : 0, W.longList.get());
       PENUMBRA_CUDA_CHECK_LAUNCH("searchKernel");
       kernel.end(ss);
+    }
+    // The slab's long points, behind its one-lane search on the same stream. (On a third stream
+    // of their own, so that the next slab's one-lane search would not wait for them, the search
+    // span was longer: 2.35 -> 2.64 ms, 2 %/2 mm on box4-256, one H100, 2026-11-26.)
+    if (handOn) {
+      longKernel.begin(ss);
+      longFn<<<longBlocks, 32 * kLongWarps, longShared, ss>>>(
+          s, W.ref.get(), W.longList.get(), b, W.gamma.get(), W.counters.get(), tuning.stackItems);
+      PENUMBRA_CUDA_CHECK_LAUNCH("longSearchKernel");
+      longKernel.end(ss);
     }
     searchedSlab.push_back(std::make_unique<penumbra::cuda::Event>());
     PENUMBRA_CUDA_CHECK(cudaEventRecord(searchedSlab.back()->e, ss));
@@ -389,6 +419,8 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
   const auto* counters = reinterpret_cast<const unsigned long long*>(small + runBytes + histBytes);
   sums.depthLimited = std::int64_t(counters[kDepthLimited]);
   const unsigned long long listed = counters[kListed];
+  unsigned long long handedOn = 0;
+  for (int b = 0; b < slabs && b < kMaxSlabs; ++b) handedOn += counters[kLong + b];
   out.gamma.grid = g;
   out.gamma.data = std::move(gammaHost.data);
   out.difference.grid = g;
@@ -401,15 +433,36 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
   classifyStats.bytes = double(nRef) * (4 + 8 + (r.mask ? 1 : 0)) + double(nEval) * 4 + double(listed) * 4;
   searchStats.bytes = double(listed) * 12;
   statsStats.bytes = double(nRef) * (12 + (r.mask ? 1 : 0));
-  const std::string variant = r.criteria.local ? "local" : "global";
+  const std::string variant =
+      std::string(r.criteria.local ? "local" : "global") +
+      (handOn ? ", " + std::to_string(handedOn) + " points past " + std::to_string(tuning.stepBudget) +
+                    " steps finished by groups of " + std::to_string(tuning.laneGroup) + " lanes"
+              : std::string(", one lane a point"));
   float searchSpanMs = 0;
   if (s.gamma)
     PENUMBRA_CUDA_CHECK(cudaEventElapsedTime(&searchSpanMs, classified.e, searchDone.e));
-  if (s.gamma)
+  if (s.gamma) {
     out.profiles.push_back(penumbra::cuda::launchProfile("gamma_search", variant, searchStats,
                                                          searchSpanMs, kernel.launches(),
                                                          out.device));
-  out.profiles.push_back(penumbra::cuda::launchProfile("classify points", variant, classifyStats,
+    // Its two parts, launch by launch (those of the two streams overlap in time).
+    penumbra::cuda::KernelStats lanes = searchStats, warps;
+    lanes.bytes = 0;
+    warps.fn = (const void*)longFn;
+    warps.block = 32 * kLongWarps;
+    warps.grid = longBlocks;
+    out.profiles.push_back(penumbra::cuda::launchProfile(
+        "gamma_search, one lane a point", handOn ? "up to " + std::to_string(tuning.stepBudget) + " steps" : "to the end",
+        lanes, kernel.totalMs(), kernel.launches(), out.device));
+    if (handOn)
+      out.profiles.push_back(penumbra::cuda::launchProfile(
+          "gamma_search, lane groups", std::to_string(handedOn) + " long points, " +
+              std::to_string(tuning.laneGroup) + " lanes each",
+          warps,
+          longKernel.totalMs(), longKernel.launches(), out.device));
+  }
+  out.profiles.push_back(penumbra::cuda::launchProfile("classify points",
+                                                       r.criteria.local ? "local" : "global", classifyStats,
                                                        classify.totalMs(), classify.launches(),
                                                        out.device));
   out.profiles.push_back(penumbra::cuda::launchProfile("statistics", "GPU", statsStats,

@@ -1,5 +1,5 @@
 #pragma once
-// The kernels of the CUDA comparison (launched by compare_cuda.cu), in two steps:
+// The kernels of the CUDA comparison (launched by compare_cuda.cu), in three steps:
 //  1. classifyKernel, one thread per reference point: its class (evaluated, below the cut-off,
 //     outside the mask or the evaluated dose) and dose difference; the points that need a gamma
 //     are appended to a list (their order in it does not matter: each point's result is
@@ -7,15 +7,25 @@
 //  2. searchKernel, persistent warps over that list: each lane runs GammaSearch (the same code
 //     as the CPU reference, the search in float, positions in double) one box per loop turn,
 //     and a lane whose point is finished takes the next one from the list while its neighbours
-//     go on. The number of boxes a point needs varies 100-fold (5 to 700 on box4-256 at
-//     2 %/2 mm), and one thread per point left a warp waiting for its slowest lane.
-// Tried and dropped (2026-11-26, H100): handing the points that exceed a box budget to a whole
-// warp whose lanes share the point's octants. The long searches are mostly sequential (deep in a
-// few octants): 32 lanes finished them only 4.3x sooner (8 lanes 2.3x; CPU replay of the warp),
-// and the search took 4.25-12.7 ms for budgets of 128-16 boxes against 4.15 ms without. Also
-// tried: handing out the list in a permuted order (index x P mod n for P = 11, 257, 1000003) to
-// spread the long points: 3.47-3.58 ms against 3.37-3.41 ms in list order (neighbouring lanes
-// on neighbouring points share cache lines).
+//     go on. A point still searching after a budget of steps is handed on (step 3);
+//  3. longSearchKernel: each handed-on point is finished by a group of lanes sharing its boxes.
+// Why step 3. The steps a point needs vary from 5 to 1169 on box4-256 at 2 %/2 mm (mean 16,
+// 99.9th percentile 441; the longest sit on the body outline, where the dose drops to 0 within a
+// voxel). A lane's steps are sequential, one loop turn each, and a turn takes thousands of
+// cycles (a box's bounds are long dependent chains): replaying the warps' schedule on the CPU,
+// the search's span was ~1360 turns against ~230 for the same work spread evenly, i.e. set by
+// the longest points, not by the total work. With a budget of 32 steps the one-lane part spans
+// about 32 + 200 turns and 6.5 % of the points go to the groups, which search a point's boxes
+// 8-32 at a time. Measured on one H100 (2026-11-26, `bench gamma`, search span, 2 %/2 mm):
+// 3.18 -> 2.35 ms against the one-lane search alone; budgets 16-64 and groups of 8, 16 or 32
+// lanes all gave 2.3-2.6 ms, 128 gave 2.8 ms.
+// Tried and dropped earlier (2026-11-26, H100): handing the points that exceed a box budget to a
+// whole warp whose lanes split the point's octants among them (statically, no shared stack). The
+// long searches are mostly sequential (deep in a few octants): 32 lanes finished them only 4.3x
+// sooner, and the search took 4.25-12.7 ms for budgets of 128-16 boxes against 4.15 ms without.
+// Also tried: handing out the list in a permuted order (index x P mod n for P = 11, 257,
+// 1000003) to spread the long points: 3.47-3.58 ms against 3.37-3.41 ms in list order
+// (neighbouring lanes on neighbouring points share cache lines).
 #include <cuda_runtime.h>
 
 #include "compare/compare_internal.hpp"
@@ -33,8 +43,14 @@ enum Counter {
   kDepthLimited = 1,  ///< depth-limited points
   kSlabEnd = 2,       ///< kMaxSlabs entries: the list's length after slab s was classified
   kNext = kSlabEnd + kMaxSlabs,  ///< kMaxSlabs entries: the next list entry of slab s's search
-  kCounters = kNext + kMaxSlabs
+  kLong = kNext + kMaxSlabs,     ///< kMaxSlabs entries: slab s's points handed to lane groups
+  kLongNext = kLong + kMaxSlabs, ///< kMaxSlabs entries: the next of them a group takes
+  kCounters = kLongNext + kMaxSlabs
 };
+
+/// A point is handed to a lane group only while the cells within its reach lie within this many
+/// cells of its own along every axis (the group's stack entries hold 6-bit offsets).
+constexpr int kLongReachCells = 29;
 
 /// The point's grid indices; 32-bit arithmetic (the backend takes fewer than 2^32 points: a
 /// 64-bit division costs ~70 instructions, and in the search it runs for a few lanes of a warp
@@ -95,14 +111,32 @@ __device__ __forceinline__ void startPoint(const PointSetup<float>& s,
 /// kRefill: idle lanes take new points only once at least that many are idle (or none is
 /// busy), so that the start of a point (locating it, the first ring) runs for several lanes at
 /// once instead of one lane at almost every turn.
+/// True when the cells within reach of the point (its best so far, the search limit) fit the
+/// group search's offsets.
+__device__ __forceinline__ bool fitsWarpSearch(const GammaField<float>& f, const GammaSearch<float>& g) {
+  const float reach = sqrtf(fminf(g.best.g2, g.best.limit2));
+  for (int a = 0; a < 3; ++a)
+    if (f.n[a] > 1 && reach > float(kLongReachCells - 2) * f.h[a]) return false;
+  return true;
+}
+
+/// Slab s's part of the list (and of the long list beside it) starts here.
+__device__ __forceinline__ unsigned slabBegin(const unsigned long long* counters, int slab) {
+  return slab > 0 ? unsigned(counters[kSlabEnd + slab - 1]) : 0u;
+}
+
+/// stepBudget > 0: a point still searching after that many steps goes to the long list (its
+/// index; its best Gamma^2 so far in its gamma slot) for longSearchKernel, unless its reach is
+/// too wide for it.
 template <int kRefill>
 __global__ void __launch_bounds__(kBlock)
     searchKernel(PointSetup<float> s, const float* __restrict__ ref,
                  const unsigned* __restrict__ list, int slab, unsigned from, unsigned to,
-                 float* __restrict__ gamma, unsigned long long* counters) {
+                 float* __restrict__ gamma, unsigned long long* counters, int stepBudget,
+                 unsigned* __restrict__ longList) {
   // Entries [from, to) of slab `slab`'s part of the list, which the classification counted
   // (device memory: the host enqueues the search without waiting for the counts).
-  const unsigned begin = slab > 0 ? unsigned(counters[kSlabEnd + slab - 1]) : 0u;
+  const unsigned begin = slabBegin(counters, slab);
   const unsigned end = unsigned(counters[kSlabEnd + slab]);
   const unsigned first = begin + from;
   unsigned last = begin + to;
@@ -110,6 +144,7 @@ __global__ void __launch_bounds__(kBlock)
   const int lane = threadIdx.x & 31;
   GammaSearch<float> g;
   long long at = -1;  // this lane's point; -1: none (take one), -2: the list is exhausted
+  int steps = 0;      // of this lane's point; negative once it was found too wide to hand on
   for (;;) {
     const unsigned wants = __ballot_sync(0xffffffffu, at == -1);
     const unsigned busy = __ballot_sync(0xffffffffu, at >= 0);
@@ -124,17 +159,197 @@ __global__ void __launch_bounds__(kBlock)
         if (idx < last) {
           at = __ldg(list + idx);
           startPoint(s, ref, at, g);
+          steps = 0;
         } else {
           at = -2;
         }
       }
     }
     if (__all_sync(0xffffffffu, at == -2)) return;
-    if (at >= 0 && !g.step(s.field, s.limits)) {
-      const GammaPoint r = g.result();
-      gamma[at] = float(r.gamma);
-      if (r.depthLimited) atomicAdd(counters + kDepthLimited, 1ull);
-      at = -1;
+    if (at >= 0) {
+      if (!g.step(s.field, s.limits)) {
+        const GammaPoint r = g.result();
+        gamma[at] = float(r.gamma);
+        if (r.depthLimited) atomicAdd(counters + kDepthLimited, 1ull);
+        at = -1;
+      } else if (++steps == stepBudget) {
+        if (fitsWarpSearch(s.field, g)) {
+          // Only the bound goes on: a depth-limited box met so far is met again by the group
+          // unless a lower best prunes it first.
+          gamma[at] = g.best.g2;
+          longList[begin + unsigned(atomicAdd(counters + kLong + slab, 1ull))] = unsigned(at);
+          at = -1;
+        } else {
+          steps = -(1 << 30);
+        }
+      }
+    }
+  }
+}
+
+// ---- The group search of the long points ----
+//
+// The lanes of a group (8, 16 or 32 of a warp) share one point's boxes. Work is a stack in
+// shared memory of boxes (cell offset from the point's cell, level, position) and a generator of
+// the cells within the point's reach; every turn each lane without a subtree of its own takes a
+// box from the stack (or the next cell), evaluates it (boxUndecided: the same bounds as the
+// one-lane search), the lanes share their best Gamma^2 (group minimum), and each box to be
+// refined pushes its 8 children. A lane whose children find the stack full searches that box's
+// subtree alone, depth first (nextBox), so the stack never overflows. A box is dropped only by
+// the tests of the one-lane search, against a best that is an upper bound found at some point of
+// the function: the result meets the same bounds (gamma <= result <= gamma + tolerance, pass /
+// fail exact), though not bit for bit the one-lane search's value.
+
+/// Stack entry: cell offsets (6 bits each, + 32), level (4 bits), position (14 bits per axis).
+__device__ __forceinline__ unsigned long long packBox(const int o[3], const BoxCursor& b) {
+  return (static_cast<unsigned long long>(o[0] + 32) << 58) |
+         (static_cast<unsigned long long>(o[1] + 32) << 52) |
+         (static_cast<unsigned long long>(o[2] + 32) << 46) |
+         (static_cast<unsigned long long>(b.level) << 42) |
+         (static_cast<unsigned long long>(b.ix) << 28) | (static_cast<unsigned long long>(b.iy) << 14) |
+         static_cast<unsigned long long>(b.iz);
+}
+__device__ __forceinline__ void unpackBox(unsigned long long v, int o[3], BoxCursor& b) {
+  o[0] = int((v >> 58) & 63) - 32;
+  o[1] = int((v >> 52) & 63) - 32;
+  o[2] = int((v >> 46) & 63) - 32;
+  b.level = int((v >> 42) & 15);
+  b.ix = int((v >> 28) & 16383);
+  b.iy = int((v >> 14) & 16383);
+  b.iz = int(v & 16383);
+}
+
+constexpr int kLongWarps = 2;  ///< warps per block
+
+/// kGroup lanes share a point (a warp searches 32 / kGroup points at once), each group with its
+/// own stack of stackItems entries.
+template <int kGroup>
+__global__ void __launch_bounds__(32 * kLongWarps)
+    longSearchKernel(PointSetup<float> s, const float* __restrict__ ref,
+                     const unsigned* __restrict__ longList, int slab, float* __restrict__ gamma,
+                     unsigned long long* counters, int stackItems) {
+  static_assert(kGroup == 8 || kGroup == 16 || kGroup == 32, "groups split a warp evenly");
+  extern __shared__ unsigned long long stacks[];
+  const int lane = threadIdx.x & (kGroup - 1);  // within the group
+  const int group = (threadIdx.x & 31) / kGroup;
+  const unsigned kAll = (kGroup == 32 ? 0xffffffffu : ((1u << kGroup) - 1u)) << (group * kGroup);
+  const int shift = group * kGroup;  // the group's bits in a ballot
+  const unsigned groupBits = kGroup == 32 ? 0xffffffffu : ((1u << kGroup) - 1u);
+  unsigned long long* stack = stacks + (threadIdx.x / kGroup) * stackItems;
+  const unsigned begin = slabBegin(counters, slab);
+  const unsigned count = unsigned(counters[kLong + slab]);
+  const GammaField<float>& f = s.field;
+  for (;;) {
+    unsigned k = 0;
+    if (lane == 0) k = unsigned(atomicAdd(counters + kLongNext + slab, 1ull));
+    k = __shfl_sync(kAll, k, 0, kGroup);
+    if (k >= count) return;
+    const unsigned at = longList[begin + k];
+    GammaSearch<float> g;  // the point's position, dose and limits
+    startPoint(s, ref, at, g);
+    detail::Best<float> best = g.best;
+    best.g2 = gamma[at];  // the bound the one-lane search found
+    // The cells within reach, per axis, clipped to the grid (as beginRing, for every ring).
+    const float reach2 = fminf(best.g2, best.limit2);
+    int lo3[3], ext[3];
+    for (int a = 0; a < 3; ++a) {
+      int lo = 0, hi = 0;
+      if (f.n[a] > 1) {
+        while (hi < kLongReachCells && g.pc[a] + hi + 1 < f.cells[a] &&
+               detail::axisGap2(g.ur[a], float(hi + 1) * f.h[a], f.w[a]) <= reach2)
+          ++hi;
+        while (lo > -kLongReachCells && g.pc[a] + lo - 1 >= 0 &&
+               detail::axisGap2(g.ur[a], float(lo - 1) * f.h[a], f.w[a]) <= reach2)
+          --lo;
+      }
+      lo3[a] = lo;
+      ext[a] = hi - lo + 1;
+    }
+    const int cellCount = ext[0] * ext[1] * ext[2];
+    int top = 0, nextCell = 0;  // the same in every lane
+    bool own = false;           // this lane searches a subtree of its own
+    int ownRoot = 0, o[3] = {0, 0, 0}, loaded[3] = {1 << 20, 0, 0};
+    BoxCursor box;
+    float corner[8], lo[3];
+    for (;;) {
+      const unsigned wants = (__ballot_sync(kAll, !own) >> shift) & groupBits;
+      const int rank = __popc(wants & ((1u << lane) - 1u));
+      const int fromStack = min(top, __popc(wants));
+      bool have = own, fresh = false;
+      if (!own) {
+        if (rank < fromStack) {
+          unpackBox(stack[top - 1 - rank], o, box);
+          have = true;
+        } else {
+          const int c = nextCell + rank - fromStack;
+          if (c < cellCount) {
+            o[0] = lo3[0] + c % ext[0];
+            o[1] = lo3[1] + (c / ext[0]) % ext[1];
+            o[2] = lo3[2] + c / (ext[0] * ext[1]);
+            box = BoxCursor{};
+            have = fresh = true;
+          }
+        }
+      }
+      top -= fromStack;
+      nextCell = min(cellCount, nextCell + __popc(wants) - fromStack);
+      __syncwarp(kAll);  // every lane has read its entry before the pushes below overwrite it
+      if (!__any_sync(kAll, have)) break;
+      bool refine = false;
+      if (have) {
+        for (int a = 0; a < 3; ++a) lo[a] = float(o[a]) * f.h[a];
+        bool skip = false;
+        if (fresh) {  // the cell test of nextCell, before loading its doses
+          const float g2 = detail::axisGap2(g.ur[0], lo[0], f.w[0]) +
+                           detail::axisGap2(g.ur[1], lo[1], f.w[1]) +
+                           detail::axisGap2(g.ur[2], lo[2], f.w[2]);
+          skip = best.prunes(g2) || g2 > best.limit2;
+        }
+        if (!skip) {
+          if (o[0] != loaded[0] || o[1] != loaded[1] || o[2] != loaded[2]) {
+            const int stride1 = f.n[0], stride2 = f.n[0] * f.n[1];
+            const int base = (g.pc[2] + o[2]) * stride2 + (g.pc[1] + o[1]) * stride1 + g.pc[0] + o[0];
+            const int sx = f.n[0] > 1 ? 1 : 0, sy = f.n[1] > 1 ? stride1 : 0,
+                      sz = f.n[2] > 1 ? stride2 : 0;
+            for (int c = 0; c < 8; ++c)
+              corner[c] = __ldg(f.dose + base + ((c & 1) ? sx : 0) + ((c & 2) ? sy : 0) +
+                                ((c & 4) ? sz : 0)) * g.invDd;
+            for (int a = 0; a < 3; ++a) loaded[a] = o[a];
+          }
+          refine = detail::boxUndecided(corner, lo, f, g.ur, g.d, best, box);
+        }
+      }
+      float m = best.g2;
+      for (int d = kGroup / 2; d > 0; d >>= 1) m = fminf(m, __shfl_xor_sync(kAll, m, d, kGroup));
+      best.g2 = m;
+      // Children onto the stack (8 a box), as far as it has room; the rest go their own way.
+      const bool push = refine && !own && box.level < kGammaMaxLevel;
+      const unsigned pushers = (__ballot_sync(kAll, push) >> shift) & groupBits;
+      const int before = __popc(pushers & ((1u << lane) - 1u));
+      const int room = (stackItems - top) / 8;
+      if (push && before < room) {
+        for (int c = 0; c < 8; ++c) {
+          const BoxCursor child{box.level + 1, box.ix * 2 + (c & 1), box.iy * 2 + ((c >> 1) & 1),
+                                box.iz * 2 + ((c >> 2) & 1)};
+          stack[top + 8 * before + 7 - c] = packBox(o, child);  // child 0 on top
+        }
+      }
+      top += 8 * min(__popc(pushers), room);
+      if (push && before >= room) {
+        own = true;
+        ownRoot = box.level;
+        detail::nextBox(box, true, ownRoot, best.depthLimited);
+      } else if (own) {
+        own = detail::nextBox(box, refine, ownRoot, best.depthLimited);
+      } else if (refine) {
+        best.depthLimited = true;  // at the depth limit, as nextBox flags it
+      }
+      __syncwarp(kAll);
+    }
+    const bool limited = __any_sync(kAll, best.depthLimited);
+    if (lane == 0) {
+      gamma[at] = sqrtf(best.g2);
+      if (limited) atomicAdd(counters + kDepthLimited, 1ull);
     }
   }
 }
