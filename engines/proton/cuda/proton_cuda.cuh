@@ -59,6 +59,8 @@ struct TileListArgs {
   int* begin;                   ///< tilesA * tilesB * nLayers + 1 offsets (out)
   int* tileSpots;               ///< capacity entries (out); BeamLayout::tileListBound suffices
   long long capacity;
+  void* scanTemp;               ///< tileListScanBytes(cells) bytes of scratch for the scan
+  std::size_t scanTempBytes;
 };
 
 /// Attributes of one kernel kind, summed over beams (core/cuda/launch_profile.cuh).
@@ -69,8 +71,10 @@ void launchHuToSpr(const std::int16_t* ct, const float* lut, float* spr, std::si
 /// One thread per ray; WEPL [mm] of every sample of the beam's BEV grid.
 void launchBevWepl(DdaVariant variant, const dda::Geometry& geo, const float* spr,
                    const pb::BevGeometry& g, float* wepl, cudaStream_t stream, KernelStats& st);
-/// Three launches: count per (tile, layer) cell, one-block scan, fill in ascending spot order.
+/// Three steps: count per (tile, layer) cell, exclusive scan (CUB), fill in ascending spot order.
 void launchTileLists(const TileListArgs& a, cudaStream_t stream, KernelStats& st);
+/// Scratch bytes the scan of `cells` + 1 counts needs (TileListArgs::scanTemp).
+std::size_t tileListScanBytes(long long cells);
 void launchSuperposition(const SuperpositionArgs& a, cudaStream_t stream, KernelStats& st);
 /// dose[v] (=, or += when accumulate) trilinear BEV dose at dose-grid voxel v.
 void launchBevToPatient(const pb::BevGeometry& g, const float* bevDose, const int dims[3],

@@ -239,7 +239,9 @@ void buildTileLists(BeamSlot& S, const PreparedBeam& beam, cudaStream_t s, doubl
     layers[l] = {beam.layers[l].spotBegin, beam.layers[l].spotEnd, L.cullRadiusIsoMm[l]};
   upload(S.dSpotPos, pos, s, bytes);
   upload(S.dTileLayers, layers, s, bytes);
-  ensure(S.dTileBegin, L.tileCount() * layers.size() + 1);
+  const long long cells = (long long)L.tileCount() * (long long)layers.size();
+  ensure(S.dTileBegin, std::size_t(cells) + 1);
+  ensure(S.dTileScan, cuda::tileListScanBytes(cells));
   // A quarter to spare when the list buffer grows: the bound moves a little with every
   // isocentre drag, and a reallocation (cudaFree) would wait for the GPU.
   if (S.dTileSpots.size() < std::max<std::size_t>(L.tileListBound, 1))
@@ -254,6 +256,8 @@ void buildTileLists(BeamSlot& S, const PreparedBeam& beam, cudaStream_t s, doubl
   A.begin = S.dTileBegin.get();
   A.tileSpots = S.dTileSpots.get();
   A.capacity = (long long)S.dTileSpots.size();
+  A.scanTemp = S.dTileScan.get();
+  A.scanTempBytes = S.dTileScan.size();
   builds.times.begin(s);
   cuda::launchTileLists(A, s, builds.stats);
   builds.times.end(s);

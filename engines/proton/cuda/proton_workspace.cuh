@@ -90,6 +90,7 @@ struct BeamSlot {
   /// Inputs of the tile lists' GPU build (TileLists::OnDevice): positions in double, layers.
   DeviceBuffer<double2> dSpotPos;
   DeviceBuffer<cuda::TileListLayer> dTileLayers;
+  DeviceBuffer<unsigned char> dTileScan;  ///< the lists' scan scratch
 
   void invalidate() {
     wepl = {};
@@ -99,7 +100,8 @@ struct BeamSlot {
   std::size_t deviceBytes() const {
     return (dWepl.size() + dBev.size()) * sizeof(float) + dLayers.size() * sizeof(cuda::DevLayer) +
            dSpots.size() * sizeof(float4) + (dTileBegin.size() + dTileSpots.size()) * sizeof(int) +
-           dSpotPos.size() * sizeof(double2) + dTileLayers.size() * sizeof(cuda::TileListLayer);
+           dSpotPos.size() * sizeof(double2) + dTileLayers.size() * sizeof(cuda::TileListLayer) +
+           dTileScan.size();
   }
 };
 

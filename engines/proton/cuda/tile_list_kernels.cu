@@ -8,10 +8,12 @@
 // GPU work could start; here it is three short launches queued behind the previous work.
 //
 // Method: one warp per cell walks the cell's layer's spots 32 at a time; a ballot of the lanes
-// whose spot hits gives the count (first launch) and, after a one-block exclusive scan of the
-// counts (second launch), each hit's position in the list (third launch): ballot order is lane
-// order, which is spot order, so the lists come out sorted without a sort. A cell's layer has
-// ~110 spots for hn-2field (4 ballots); 2 450 cells a beam.
+// whose spot hits gives the count (first launch) and, after an exclusive scan of the counts
+// (cub::DeviceScan, in place), each hit's position in the list (last launch): ballot order is
+// lane order, which is spot order, so the lists come out sorted without a sort. A cell's layer
+// has ~110 spots for hn-2field (4 ballots); 2 450 cells a beam.
+#include <cub/device/device_scan.cuh>
+
 #include "core/cuda/cuda_check.cuh"
 #include "proton/cuda/proton_cuda.cuh"
 #include "proton/tile_hits.hpp"
@@ -22,7 +24,6 @@ namespace {
 
 constexpr int kWarp = 32;
 constexpr int kCellBlock = 256;  // 8 warps, 8 cells a block
-constexpr int kScanBlock = 1024;
 
 /// Lanes whose spot of this round reaches the cell's tile.
 __device__ unsigned hitBallot(const TileListArgs& A, const TileListLayer& L, int s, int ta,
@@ -36,11 +37,13 @@ __device__ unsigned hitBallot(const TileListArgs& A, const TileListLayer& L, int
   return __ballot_sync(0xffffffffu, hit);
 }
 
-/// begin[cell] = the cell's hits (the scan turns counts into offsets).
+/// begin[cell] = the cell's hits and begin[cells] = 0 (the scan turns counts into offsets and
+/// the last entry into the total).
 __global__ void __launch_bounds__(kCellBlock) countKernel(TileListArgs A, int cells) {
   const int cell = blockIdx.x * (kCellBlock / kWarp) + threadIdx.x / kWarp;
   if (cell >= cells) return;  // warp-uniform
   const int lane = threadIdx.x % kWarp;
+  if (cell == 0 && lane == 0) A.begin[cells] = 0;
   const int tile = cell / A.nLayers, l = cell % A.nLayers;
   const int ta = tile % A.tilesA, tb = tile / A.tilesA;
   const TileListLayer L = A.layers[l];
@@ -48,33 +51,6 @@ __global__ void __launch_bounds__(kCellBlock) countKernel(TileListArgs A, int ce
   for (int s0 = L.spotBegin; s0 < L.spotEnd; s0 += kWarp)
     count += __popc(hitBallot(A, L, s0 + lane, ta, tb));
   if (lane == 0) A.begin[cell] = count;
-}
-
-/// Exclusive scan of begin[0, n) in place, begin[n] = the total; one block, each thread a
-/// contiguous chunk (integer sums: any order gives the same offsets).
-__global__ void __launch_bounds__(kScanBlock) scanKernel(int* begin, int n) {
-  __shared__ int sPartial[kScanBlock];
-  const int t = threadIdx.x;
-  const int per = (n + kScanBlock - 1) / kScanBlock;
-  const int lo = min(n, t * per), hi = min(n, lo + per);
-  int sum = 0;
-  for (int i = lo; i < hi; ++i) sum += begin[i];
-  sPartial[t] = sum;
-  __syncthreads();
-  // Hillis-Steele inclusive scan of the partial sums (1024 values, 10 steps).
-  for (int d = 1; d < kScanBlock; d *= 2) {
-    const int v = t >= d ? sPartial[t - d] : 0;
-    __syncthreads();
-    sPartial[t] += v;
-    __syncthreads();
-  }
-  int run = sPartial[t] - sum;  // exclusive
-  for (int i = lo; i < hi; ++i) {
-    const int c = begin[i];
-    begin[i] = run;
-    run += c;
-  }
-  if (t == kScanBlock - 1) begin[n] = sPartial[t];
 }
 
 /// Every cell's hits at begin[cell] onwards, in spot order.
@@ -99,6 +75,13 @@ __global__ void __launch_bounds__(kCellBlock) fillKernel(TileListArgs A, int cel
 
 }  // namespace
 
+std::size_t tileListScanBytes(long long cells) {
+  std::size_t bytes = 0;
+  PENUMBRA_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, static_cast<int*>(nullptr),
+                                                    static_cast<int*>(nullptr), int(cells + 1)));
+  return bytes;
+}
+
 void launchTileLists(const TileListArgs& a, cudaStream_t stream, KernelStats& st) {
   const long long cells = (long long)a.tilesA * a.tilesB * a.nLayers;
   PENUMBRA_REQUIRE(cells < (1LL << 31), InvalidArgument, "tile lists: too many (tile, layer) cells");
@@ -110,8 +93,9 @@ void launchTileLists(const TileListArgs& a, cudaStream_t stream, KernelStats& st
   const unsigned blocks = unsigned((cells + kCellBlock / kWarp - 1) / (kCellBlock / kWarp));
   countKernel<<<blocks, kCellBlock, 0, stream>>>(a, n);
   PENUMBRA_CUDA_CHECK_LAUNCH("tile list count");
-  scanKernel<<<1, kScanBlock, 0, stream>>>(a.begin, n);
-  PENUMBRA_CUDA_CHECK_LAUNCH("tile list scan");
+  std::size_t bytes = a.scanTempBytes;
+  PENUMBRA_REQUIRE(bytes >= tileListScanBytes(cells), InvalidArgument, "tile lists: scan scratch too small");
+  PENUMBRA_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(a.scanTemp, bytes, a.begin, a.begin, n + 1, stream));
   fillKernel<<<blocks, kCellBlock, 0, stream>>>(a, n);
   PENUMBRA_CUDA_CHECK_LAUNCH("tile list fill");
   st.fn = (const void*)fillKernel;
