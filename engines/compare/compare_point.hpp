@@ -43,12 +43,8 @@ PENUMBRA_GAMMA_HD Real sampleTrilinear(const GammaField<Real>& f, const double e
     c[a] = i;
     t[a] = f.n[a] > 1 ? Real(e[a] - double(i)) : Real(0);
   }
-  const int s1 = f.n[0], s2 = f.n[0] * f.n[1];
-  const int sx = f.n[0] > 1 ? 1 : 0, sy = f.n[1] > 1 ? s1 : 0, sz = f.n[2] > 1 ? s2 : 0;
-  const int base = c[2] * s2 + c[1] * s1 + c[0];
   Real v[8];
-  for (int k = 0; k < 8; ++k)
-    v[k] = Real(f.dose[base + ((k & 1) ? sx : 0) + ((k & 2) ? sy : 0) + ((k & 4) ? sz : 0)]);
+  detail::loadCorners(f, c[0], c[1], c[2], Real(1), v);
   return detail::trilinear(v, t[0], t[1], t[2]);
 }
 

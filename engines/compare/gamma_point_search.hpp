@@ -6,6 +6,28 @@
 
 namespace penumbra::compare {
 
+namespace detail {
+
+/// The evaluated dose at the 8 corners of cell (cx, cy, cz), times `scale`, in the order bit0 = x,
+/// bit1 = y, bit2 = z (a one-voxel axis repeats its voxel).
+template <typename Real>
+PENUMBRA_GAMMA_HD void loadCorners(const GammaField<Real>& f, int cx, int cy, int cz, Real scale,
+                                   Real corner[8]) {
+  const int stride1 = f.n[0], stride2 = f.n[0] * f.n[1];
+  const int base = cz * stride2 + cy * stride1 + cx;
+  const int sx = f.n[0] > 1 ? 1 : 0, sy = f.n[1] > 1 ? stride1 : 0, sz = f.n[2] > 1 ? stride2 : 0;
+  for (int k = 0; k < 8; ++k) {
+    const int at = base + ((k & 1) ? sx : 0) + ((k & 2) ? sy : 0) + ((k & 4) ? sz : 0);
+#if defined(__CUDA_ARCH__)
+    corner[k] = Real(__ldg(f.dose + at)) * scale;
+#else
+    corner[k] = Real(f.dose[at]) * scale;
+#endif
+  }
+}
+
+}  // namespace detail
+
 /// The search at one reference point as a resumable state machine: start(), then step() until
 /// it returns false, then gamma(). Each step processes one box, or moves to the next cell of
 /// the rings (skipping the cells the bounds rule out) and loads its 8 doses. gammaAt() runs it
@@ -147,18 +169,7 @@ private:
                       detail::axisGap2(ur[1], lo[1], f.w[1]) +
                       detail::axisGap2(ur[2], lo[2], f.w[2]);
       if (best.prunes(g2) || g2 > lim.limit2) continue;
-      const int stride1 = f.n[0], stride2 = f.n[0] * f.n[1];
-      const int base = cz * stride2 + cy * stride1 + cx;
-      const int sx = f.n[0] > 1 ? 1 : 0, sy = f.n[1] > 1 ? stride1 : 0,
-                sz = f.n[2] > 1 ? stride2 : 0;
-      for (int k = 0; k < 8; ++k) {
-        const int at = base + ((k & 1) ? sx : 0) + ((k & 2) ? sy : 0) + ((k & 4) ? sz : 0);
-#if defined(__CUDA_ARCH__)
-        corner[k] = Real(__ldg(f.dose + at)) * invDd;
-#else
-        corner[k] = Real(f.dose[at]) * invDd;
-#endif
-      }
+      detail::loadCorners(f, cx, cy, cz, invDd, corner);
       return 1;
     }
   }

@@ -307,13 +307,7 @@ __global__ void __launch_bounds__(32 * kLongWarps)
         }
         if (!skip) {
           if (o[0] != loaded[0] || o[1] != loaded[1] || o[2] != loaded[2]) {
-            const int stride1 = f.n[0], stride2 = f.n[0] * f.n[1];
-            const int base = (g.pc[2] + o[2]) * stride2 + (g.pc[1] + o[1]) * stride1 + g.pc[0] + o[0];
-            const int sx = f.n[0] > 1 ? 1 : 0, sy = f.n[1] > 1 ? stride1 : 0,
-                      sz = f.n[2] > 1 ? stride2 : 0;
-            for (int c = 0; c < 8; ++c)
-              corner[c] = __ldg(f.dose + base + ((c & 1) ? sx : 0) + ((c & 2) ? sy : 0) +
-                                ((c & 4) ? sz : 0)) * g.invDd;
+            detail::loadCorners(f, g.pc[0] + o[0], g.pc[1] + o[1], g.pc[2] + o[2], g.invDd, corner);
             for (int a = 0; a < 3; ++a) loaded[a] = o[a];
           }
           refine = detail::boxUndecided(corner, lo, f, g.ur, g.d, best, box);
