@@ -240,11 +240,14 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
   const long long slice = (long long)g.dims[0] * g.dims[1];
   // Slabs of slices, all classified, then each searched (persistent blocks over its part of the
   // list), then downloaded while the next slabs are searched: the gamma volume's download
-  // (1.2 ms for 64 MiB) hides behind the search except for the last slab's. About 2^22 points
+  // (1.2 ms for 64 MiB) hides behind the search except for the last slab's. About 2^23 points
   // a slab, at most kMaxSlabs. Successive slabs' searches run on two streams, so that a slab's
   // blocks start while the previous slab's last points finish (no idle GPU between them).
+  // Slab size on box4-256 (one H100, 2026-11-26, with the lane groups): 2^21 points (8 slabs)
+  // search 2.44 ms, 2^22 (4) 2.36 ms, 2^23 (2) 1.85 ms, one slab 2.0 ms but the whole call
+  // 0.9 ms longer (no download hidden). Before the lane groups 2^22 was best (the fifth session).
   const int slabSlices = int(std::max<long long>(
-      {1, (1ll << 22) / std::max(1ll, slice), ((long long)g.dims[2] + kMaxSlabs - 1) / kMaxSlabs}));
+      {1, (1ll << 23) / std::max(1ll, slice), ((long long)g.dims[2] + kMaxSlabs - 1) / kMaxSlabs}));
   const int slabs = (g.dims[2] + slabSlices - 1) / slabSlices;
   penumbra::cuda::KernelStats classifyStats, searchStats, statsStats;
   classifyStats.fn = (const void*)classifyKernel;
@@ -290,18 +293,16 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
   searchStats.block = kBlock;
   const unsigned long long perLaunch = 1ull << 21;
   const int blocks = residentBlocks(searchFn, device, ((long long)std::min<unsigned long long>(nRef, perLaunch) + kBlock - 1) / kBlock);
-  // With two or more slabs, each launch takes half the resident blocks, so that the two search
-  // streams fill the GPU together. A warp lasts as long as its longest point (5 to ~1000 boxes),
-  // and with every resident warp on one slab each lane got ~7 points of it: ncu counted 13 of 32
-  // lanes busy on average, the rest idle once the slab's list had run out, and the next slab's
-  // blocks found no room until whole blocks ended. Half the warps, each with twice the points,
-  // and both slabs' drains side by side: search 3.59-3.67 -> 3.15-3.27 ms (2 %/2 mm) and
-  // 4.30-4.43 -> 3.87-3.90 ms (1 %/1 mm) on one H100; a third of the blocks 3.17-3.33 ms, a
-  // sixth 3.93-3.99 ms (too few warps to hide the loads' latency).
-  const int blocksUsed = slabs >= 2 ? std::max(1, blocks / 2) : blocks;
+  // Every launch takes all the resident blocks. (The sixth session gave each of two or more
+  // slabs' launches half of them, so that a slab's drain - a warp lasted as long as its longest
+  // point, up to ~1200 boxes - overlapped the next slab's start: search 3.6 -> 3.2 ms. With the
+  // long points handed to lane groups the drain is at most the budget, and with 2 slabs all the
+  // blocks for each launch searched in 1.85 ms against 1.94 ms with half, box4-256 2 %/2 mm, one
+  // H100, 2026-11-26.)
+  const int blocksUsed = blocks;
   searchStats.grid = blocksUsed;
   // The long points of each slab: groups of lanes, each with a stack in shared memory, as many
-  // as fit (half with two search streams, as above).
+  // as fit.
   const auto longFn = tuning.laneGroup == 8    ? longSearchKernel<8>
                       : tuning.laneGroup == 16 ? longSearchKernel<16>
                                                : longSearchKernel<32>;
@@ -312,7 +313,6 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
     PENUMBRA_CUDA_CHECK(cudaFuncSetAttribute(longFn, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                              int(longShared)));
     longBlocks = residentBlocks(longFn, device, 1ll << 20, 32 * kLongWarps, longShared);
-    if (slabs >= 2) longBlocks = std::max(1, longBlocks / 2);
   }
   int launches = 0;
   for (int b = 0; b < slabs && s.gamma; ++b) {
