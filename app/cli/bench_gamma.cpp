@@ -129,9 +129,12 @@ std::vector<BenchRow> benchGamma(int reps, const std::string& writeCaseDir) {
     // PENUMBRA_GAMMA_BUDGET, _GROUP and _STACK: the CUDA search's step budget, lanes per long
     // point and stack entries (CudaGammaTuning; budget 0 = one lane a point to the end), to
     // compare schedules in one run.
-    if (const char* b = std::getenv("PENUMBRA_GAMMA_BUDGET"); b && *b) req.cudaTuning.stepBudget = std::atoi(b);
-    if (const char* b = std::getenv("PENUMBRA_GAMMA_STACK"); b && *b) req.cudaTuning.stackItems = std::atoi(b);
-    if (const char* b = std::getenv("PENUMBRA_GAMMA_GROUP"); b && *b) req.cudaTuning.laneGroup = std::atoi(b);
+    auto envInt = [](const char* name, int& v) {
+      if (const char* e = std::getenv(name); e && *e) v = std::atoi(e);
+    };
+    envInt("PENUMBRA_GAMMA_BUDGET", req.cudaTuning.stepBudget);
+    envInt("PENUMBRA_GAMMA_STACK", req.cudaTuning.stackItems);
+    envInt("PENUMBRA_GAMMA_GROUP", req.cudaTuning.laneGroup);
     char variant[64];
     std::snprintf(variant, sizeof variant, "%g%%/%gmm global", crit, crit);
 

@@ -52,9 +52,11 @@ void checkCriteria(const GammaCriteria& c, const CudaGammaTuning& t) {
   if (!finite(c.tolerance) || c.tolerance < 1e-6 || c.tolerance > 0.1)
     invalid("gamma tolerance " + formatG(c.tolerance) + " must be in [1e-6, 0.1]");
   if (t.stepBudget < 0)
-    invalid("CUDA gamma step budget " + std::to_string(t.stepBudget) + " must be 0 (off) or positive");
+    invalid("CUDA gamma step budget " + std::to_string(t.stepBudget) +
+            " must be 0 (off) or positive");
   if (t.stackItems < 64 || t.stackItems > 4096)
-    invalid("CUDA gamma stack of " + std::to_string(t.stackItems) + " entries must be in [64, 4096]");
+    invalid("CUDA gamma stack of " + std::to_string(t.stackItems) +
+            " entries must be in [64, 4096]");
   if (t.laneGroup != 8 && t.laneGroup != 16 && t.laneGroup != 32)
     invalid("CUDA gamma lane group of " + std::to_string(t.laneGroup) + " must be 8, 16 or 32");
   if (c.normalisation != Normalisation::ReferenceMax &&

@@ -435,8 +435,9 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
   statsStats.bytes = double(nRef) * (12 + (r.mask ? 1 : 0));
   const std::string variant =
       std::string(r.criteria.local ? "local" : "global") +
-      (handOn ? ", " + std::to_string(handedOn) + " points past " + std::to_string(tuning.stepBudget) +
-                    " steps finished by groups of " + std::to_string(tuning.laneGroup) + " lanes"
+      (handOn ? ", " + std::to_string(handedOn) + " points past " +
+                    std::to_string(tuning.stepBudget) + " steps finished by groups of " +
+                    std::to_string(tuning.laneGroup) + " lanes"
               : std::string(", one lane a point"));
   float searchSpanMs = 0;
   if (s.gamma)
@@ -452,7 +453,8 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
     warps.block = 32 * kLongWarps;
     warps.grid = longBlocks;
     out.profiles.push_back(penumbra::cuda::launchProfile(
-        "gamma_search, one lane a point", handOn ? "up to " + std::to_string(tuning.stepBudget) + " steps" : "to the end",
+        "gamma_search, one lane a point",
+        handOn ? "up to " + std::to_string(tuning.stepBudget) + " steps" : "to the end",
         lanes, kernel.totalMs(), kernel.launches(), out.device));
     if (handOn)
       out.profiles.push_back(penumbra::cuda::launchProfile(
@@ -462,7 +464,8 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
           longKernel.totalMs(), longKernel.launches(), out.device));
   }
   out.profiles.push_back(penumbra::cuda::launchProfile("classify points",
-                                                       r.criteria.local ? "local" : "global", classifyStats,
+                                                       r.criteria.local ? "local" : "global",
+                                                       classifyStats,
                                                        classify.totalMs(), classify.launches(),
                                                        out.device));
   out.profiles.push_back(penumbra::cuda::launchProfile("statistics", "GPU", statsStats,

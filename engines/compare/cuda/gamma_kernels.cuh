@@ -113,7 +113,8 @@ __device__ __forceinline__ void startPoint(const PointSetup<float>& s,
 /// once instead of one lane at almost every turn.
 /// True when the cells within reach of the point (its best so far, the search limit) fit the
 /// group search's offsets.
-__device__ __forceinline__ bool fitsWarpSearch(const GammaField<float>& f, const GammaSearch<float>& g) {
+__device__ __forceinline__ bool fitsGroupSearch(const GammaField<float>& f,
+                                                const GammaSearch<float>& g) {
   const float reach = sqrtf(fminf(g.best.g2, g.best.limit2));
   for (int a = 0; a < 3; ++a)
     if (f.n[a] > 1 && reach > float(kLongReachCells - 2) * f.h[a]) return false;
@@ -173,7 +174,7 @@ __global__ void __launch_bounds__(kBlock)
         if (r.depthLimited) atomicAdd(counters + kDepthLimited, 1ull);
         at = -1;
       } else if (++steps == stepBudget) {
-        if (fitsWarpSearch(s.field, g)) {
+        if (fitsGroupSearch(s.field, g)) {
           // Only the bound goes on: a depth-limited box met so far is met again by the group
           // unless a lower best prunes it first.
           gamma[at] = g.best.g2;
@@ -206,8 +207,8 @@ __device__ __forceinline__ unsigned long long packBox(const int o[3], const BoxC
          (static_cast<unsigned long long>(o[1] + 32) << 52) |
          (static_cast<unsigned long long>(o[2] + 32) << 46) |
          (static_cast<unsigned long long>(b.level) << 42) |
-         (static_cast<unsigned long long>(b.ix) << 28) | (static_cast<unsigned long long>(b.iy) << 14) |
-         static_cast<unsigned long long>(b.iz);
+         (static_cast<unsigned long long>(b.ix) << 28) |
+         (static_cast<unsigned long long>(b.iy) << 14) | static_cast<unsigned long long>(b.iz);
 }
 __device__ __forceinline__ void unpackBox(unsigned long long v, int o[3], BoxCursor& b) {
   o[0] = int((v >> 58) & 63) - 32;
@@ -232,9 +233,9 @@ __global__ void __launch_bounds__(32 * kLongWarps)
   extern __shared__ unsigned long long stacks[];
   const int lane = threadIdx.x & (kGroup - 1);  // within the group
   const int group = (threadIdx.x & 31) / kGroup;
-  const unsigned kAll = (kGroup == 32 ? 0xffffffffu : ((1u << kGroup) - 1u)) << (group * kGroup);
-  const int shift = group * kGroup;  // the group's bits in a ballot
   const unsigned groupBits = kGroup == 32 ? 0xffffffffu : ((1u << kGroup) - 1u);
+  const int shift = group * kGroup;               // the group's bits in a ballot
+  const unsigned groupMask = groupBits << shift;  // its lanes, for the *_sync intrinsics
   unsigned long long* stack = stacks + (threadIdx.x / kGroup) * stackItems;
   const unsigned begin = slabBegin(counters, slab);
   const unsigned count = unsigned(counters[kLong + slab]);
@@ -242,7 +243,7 @@ __global__ void __launch_bounds__(32 * kLongWarps)
   for (;;) {
     unsigned k = 0;
     if (lane == 0) k = unsigned(atomicAdd(counters + kLongNext + slab, 1ull));
-    k = __shfl_sync(kAll, k, 0, kGroup);
+    k = __shfl_sync(groupMask, k, 0, kGroup);
     if (k >= count) return;
     const unsigned at = longList[begin + k];
     GammaSearch<float> g;  // the point's position, dose and limits
@@ -272,7 +273,7 @@ __global__ void __launch_bounds__(32 * kLongWarps)
     BoxCursor box;
     float corner[8], lo[3];
     for (;;) {
-      const unsigned wants = (__ballot_sync(kAll, !own) >> shift) & groupBits;
+      const unsigned wants = (__ballot_sync(groupMask, !own) >> shift) & groupBits;
       const int rank = __popc(wants & ((1u << lane) - 1u));
       const int fromStack = min(top, __popc(wants));
       bool have = own, fresh = false;
@@ -293,8 +294,8 @@ __global__ void __launch_bounds__(32 * kLongWarps)
       }
       top -= fromStack;
       nextCell = min(cellCount, nextCell + __popc(wants) - fromStack);
-      __syncwarp(kAll);  // every lane has read its entry before the pushes below overwrite it
-      if (!__any_sync(kAll, have)) break;
+      __syncwarp(groupMask);  // every lane has read its entry before the pushes below overwrite it
+      if (!__any_sync(groupMask, have)) break;
       bool refine = false;
       if (have) {
         for (int a = 0; a < 3; ++a) lo[a] = float(o[a]) * f.h[a];
@@ -314,11 +315,12 @@ __global__ void __launch_bounds__(32 * kLongWarps)
         }
       }
       float m = best.g2;
-      for (int d = kGroup / 2; d > 0; d >>= 1) m = fminf(m, __shfl_xor_sync(kAll, m, d, kGroup));
+      for (int d = kGroup / 2; d > 0; d >>= 1)
+        m = fminf(m, __shfl_xor_sync(groupMask, m, d, kGroup));
       best.g2 = m;
       // Children onto the stack (8 a box), as far as it has room; the rest go their own way.
       const bool push = refine && !own && box.level < kGammaMaxLevel;
-      const unsigned pushers = (__ballot_sync(kAll, push) >> shift) & groupBits;
+      const unsigned pushers = (__ballot_sync(groupMask, push) >> shift) & groupBits;
       const int before = __popc(pushers & ((1u << lane) - 1u));
       const int room = (stackItems - top) / 8;
       if (push && before < room) {
@@ -338,9 +340,9 @@ __global__ void __launch_bounds__(32 * kLongWarps)
       } else if (refine) {
         best.depthLimited = true;  // at the depth limit, as nextBox flags it
       }
-      __syncwarp(kAll);
+      __syncwarp(groupMask);
     }
-    const bool limited = __any_sync(kAll, best.depthLimited);
+    const bool limited = __any_sync(groupMask, best.depthLimited);
     if (lane == 0) {
       gamma[at] = sqrtf(best.g2);
       if (limited) atomicAdd(counters + kDepthLimited, 1ull);

@@ -94,8 +94,10 @@ void launchTileLists(const TileListArgs& a, cudaStream_t stream, KernelStats& st
   countKernel<<<blocks, kCellBlock, 0, stream>>>(a, n);
   PENUMBRA_CUDA_CHECK_LAUNCH("tile list count");
   std::size_t bytes = a.scanTempBytes;
-  PENUMBRA_REQUIRE(bytes >= tileListScanBytes(cells), InvalidArgument, "tile lists: scan scratch too small");
-  PENUMBRA_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(a.scanTemp, bytes, a.begin, a.begin, n + 1, stream));
+  PENUMBRA_REQUIRE(bytes >= tileListScanBytes(cells), InvalidArgument,
+                   "tile lists: scan scratch too small");
+  PENUMBRA_CUDA_CHECK(
+      cub::DeviceScan::ExclusiveSum(a.scanTemp, bytes, a.begin, a.begin, n + 1, stream));
   fillKernel<<<blocks, kCellBlock, 0, stream>>>(a, n);
   PENUMBRA_CUDA_CHECK_LAUNCH("tile list fill");
   st.fn = (const void*)fillKernel;
