@@ -243,9 +243,10 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
   // (1.2 ms for 64 MiB) hides behind the search except for the last slab's. About 2^23 points
   // a slab, at most kMaxSlabs. Successive slabs' searches run on two streams, so that a slab's
   // blocks start while the previous slab's last points finish (no idle GPU between them).
-  // Slab size on box4-256 (one H100, 2026-11-26, with the lane groups): 2^21 points (8 slabs)
-  // search 2.44 ms, 2^22 (4) 2.36 ms, 2^23 (2) 1.85 ms, one slab 2.0 ms but the whole call
-  // 0.9 ms longer (no download hidden). Before the lane groups 2^22 was best (the fifth session).
+  // Slab size on box4-256 (2 %/2 mm, one H100, 2026-11-26, with the lane groups), search span:
+  // 2^21 points (8 slabs) 2.44 ms and 2^22 (4) 2.36 ms with half the blocks a launch, 2^23 (2)
+  // 1.94 ms with half and 1.85 ms with all, one slab 2.0 ms but the whole call 1.2 ms longer (no
+  // download hidden). Before the lane groups 2^22 was best (the fifth session).
   const int slabSlices = int(std::max<long long>(
       {1, (1ll << 23) / std::max(1ll, slice), ((long long)g.dims[2] + kMaxSlabs - 1) / kMaxSlabs}));
   const int slabs = (g.dims[2] + slabSlices - 1) / slabSlices;
