@@ -132,6 +132,27 @@ TEST(CompareCuda, ALargeComparisonSearchedInSeveralLaunchesAgreesWithTheCpu) {
   EXPECT_GT(p.gpu.gammaStats.evaluatedPoints, 4 * (std::int64_t(1) << 21));
 }
 
+TEST(CompareCuda, OnlyTheListedStretchOfEachSlabIsDownloadedTheRestIsNaN) {
+  // Two slabs (2^23 points each at most): the dose ends below the cut-off 9 slices before the
+  // grid does, so the second slab lists no point and is not downloaded at all, and the first
+  // slab's stretch ends early. Every voxel must still agree with the CPU, NaN where it has NaN.
+  REQUIRE_GPU();
+  const Grid g = makeGrid(220, 220, 180, {1.5, 1.5, 1.5}, {0, 0, 0});
+  auto f = [](Vec3 p) {
+    if (p.z > 170 * 1.5) return 0.0;
+    return 1.2 + 0.5 * std::sin(p.x / 20) * std::cos(p.y / 25) + 0.3 * std::sin(p.z / 15);
+  };
+  auto ref = sample(g, f);
+  auto eval = sample(g, [&](Vec3 p) { return 1.01 * f(p + Vec3{1.0, 0.0, 0.5}); });
+  CompareRequest r = request(ref, eval, 2, 2);
+  const Pair p = runBoth(r);
+  expectAgreement(p, r.criteria.tolerance);
+  const std::size_t slice = 220 * 220;
+  for (std::size_t i = 171 * slice; i < p.gpu.gamma.data.size(); ++i)
+    ASSERT_TRUE(std::isnan(p.gpu.gamma.data[i])) << "voxel " << i;
+  EXPECT_GT(p.gpu.belowCutoff, std::int64_t(9 * slice));
+}
+
 TEST(CompareCuda, GpuStatisticsEqualTheHostsOnTheSameVolumes) {
   // The statistics kernel against the host's sums of the volumes the GPU returned: counts and
   // histogram exactly, sums to rounding.

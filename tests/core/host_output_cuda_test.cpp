@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <vector>
 
 #include "core/voxel_memory.hpp"
@@ -31,9 +33,14 @@ TEST(HostOutputCuda, AResultStaysPageLockedAndItsBlockServesTheNextResult) {
   const float* first = nullptr;
   const std::size_t mapped0 = voxel_memory::stats().mapped;
   for (int call = 0; call < 3; ++call) {
-    cuda::HostOutput out = cuda::HostOutput::make(n, 0);
+    // The fill: 0 for a dose, NaN for a gamma volume whose unlisted stretches stay undownloaded.
+    const float fill = call == 1 ? std::numeric_limits<float>::quiet_NaN() : 0.0f;
+    cuda::HostOutput out = cuda::HostOutput::make(n, 0, fill);
     ASSERT_TRUE(out.locked) << "call " << call;
     ASSERT_EQ(out.data.size(), n);
+    EXPECT_TRUE(std::all_of(out.data.begin(), out.data.end(), [&](float v) {
+      return call == 1 ? std::isnan(v) : v == 0.0f;
+    })) << "call " << call << ": filled";
     unsigned flags = 0;
     EXPECT_EQ(cudaHostGetFlags(&flags, out.data.data()), cudaSuccess) << "registered with CUDA";
     out.data[n / 2] = -1e30f;  // poison: the download must overwrite it

@@ -45,8 +45,15 @@ enum Counter {
   kNext = kSlabEnd + kMaxSlabs,  ///< kMaxSlabs entries: the next list entry of slab s's search
   kLong = kNext + kMaxSlabs,     ///< kMaxSlabs entries: slab s's points handed to lane groups
   kLongNext = kLong + kMaxSlabs, ///< kMaxSlabs entries: the next of them a group takes
-  kCounters = kLongNext + kMaxSlabs
+  /// kMaxSlabs entries: 2^40 - the first listed point's index of slab s (0: none listed).
+  kFirstListed = kLongNext + kMaxSlabs,
+  kEndListed = kFirstListed + kMaxSlabs,  ///< kMaxSlabs entries: the last listed index + 1
+  kCounters = kEndListed + kMaxSlabs
 };
+
+/// kFirstListed holds kListedKey - index so that one atomicMax (from a zeroed counter) finds the
+/// smallest index.
+constexpr unsigned long long kListedKey = 1ull << 40;
 
 /// A point is handed to a lane group only while the cells within its reach lie within this many
 /// cells of its own along every axis (the group's stack entries hold 6-bit offsets).
@@ -68,7 +75,7 @@ __global__ void __launch_bounds__(kBlock)
     classifyKernel(PointSetup<float> s, const float* __restrict__ ref,
                    const std::uint8_t* __restrict__ mask, float* __restrict__ gamma,
                    float* __restrict__ diff, unsigned* __restrict__ list, int firstSlice,
-                   int lastSlice, unsigned long long* counters) {
+                   int lastSlice, int slab, unsigned long long* counters) {
   const long long slice = (long long)s.refDims[0] * s.refDims[1];
   const long long at = (long long)firstSlice * slice + (long long)blockIdx.x * kBlock + threadIdx.x;
   const bool inside = at < (long long)lastSlice * slice;
@@ -94,6 +101,13 @@ __global__ void __launch_bounds__(kBlock)
   if (lane == leader) base = unsigned(atomicAdd(counters + kListed, (unsigned long long)__popc(lanes)));
   base = __shfl_sync(0xffffffffu, base, leader);
   if (needsGamma) list[base + __popc(lanes & ((1u << lane) - 1u))] = unsigned(at);
+  // The slab's range of listed indices (the warp's lanes hold consecutive indices): only that
+  // range of the gamma volume is downloaded, the rest is NaN on both sides.
+  if (lane == leader) {
+    const long long first = at - lane + leader, last = at - lane + (31 - __clz(lanes));
+    atomicMax(counters + kFirstListed + slab, kListedKey - (unsigned long long)first);
+    atomicMax(counters + kEndListed + slab, (unsigned long long)last + 1ull);
+  }
 }
 
 /// Starts the search at the listed point `at` (inside the evaluated box: classified so).

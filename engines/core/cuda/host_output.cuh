@@ -43,13 +43,14 @@ struct HostOutput {
   VoxelVector<float> data;
   bool locked = false;  ///< page-locked: the download goes by DMA straight into it
 
-  /// n floats, zero, page-locked for `device` from voxel_memory::kPooledFrom on when CUDA allows
-  /// it (otherwise pageable, downloaded through the driver's staging). Runs on a helper thread.
-  static HostOutput make(std::size_t n, int device) {
+  /// n floats of value `fill`, page-locked for `device` from voxel_memory::kPooledFrom on when
+  /// CUDA allows it (otherwise pageable, downloaded through the driver's staging). Runs on a
+  /// helper thread. (A caller that downloads only part of the volume fills the rest this way.)
+  static HostOutput make(std::size_t n, int device, float fill) {
     installVoxelLockHooks();
     HostOutput out;
-    // A reused block: a 64 MiB memset over mapped pages; a fresh one: huge-page faults.
-    out.data.resize(n);
+    // A reused block: a 64 MiB fill over mapped pages; a fresh one: huge-page faults.
+    out.data.resize(n, fill);
     if (n * sizeof(float) < voxel_memory::kPooledFrom) return out;
     out.locked = cudaSetDevice(device) == cudaSuccess && voxel_memory::lockBlock(out.data.data());
     if (!out.locked) (void)cudaGetLastError();

@@ -151,11 +151,11 @@ void computeCuda(const ResolvedRequest& r, PhotonDoseResult& result, const JobCo
     output = std::move(W.nextOutput);
   } else {
     W.nextOutput = {};  // another size: wait for it and free it
-    output = std::async(std::launch::async, &HostOutput::make, n, dev);
+    output = std::async(std::launch::async, &HostOutput::make, n, dev, 0.0f);
   }
   W.nextOutputSize = 0;
   if (ownsCache) {
-    W.nextOutput = std::async(std::launch::async, &HostOutput::make, n, dev);
+    W.nextOutput = std::async(std::launch::async, &HostOutput::make, n, dev, 0.0f);
     W.nextOutputSize = n;
   }
 

@@ -122,11 +122,11 @@ std::future<HostOutput> takeOutput(Workspace& W, std::size_t n, int device, bool
     W.nextOutputs.pop_front();
   } else {
     W.nextOutputs.clear();  // another size: waits for them and frees them
-    out = std::async(std::launch::async, &HostOutput::make, n, device);
+    out = std::async(std::launch::async, &HostOutput::make, n, device, 0.0f);
   }
   W.nextOutputSize = n;
   while (ownsCache && W.nextOutputs.size() < outputsAhead(n))
-    W.nextOutputs.push_back(std::async(std::launch::async, &HostOutput::make, n, device));
+    W.nextOutputs.push_back(std::async(std::launch::async, &HostOutput::make, n, device, 0.0f));
   return out;
 }
 
