@@ -32,6 +32,7 @@
 #include "core/cuda/launch_profile.cuh"
 #include "core/cuda/pinned_buffer.cuh"
 #include "core/cuda/stream_event.cuh"
+#include "core/helper_threads.hpp"
 
 namespace penumbra::compare::detail {
 
@@ -184,19 +185,23 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
   const cudaStream_t stream = W.compute->s;
 
   // The result's host memory: ready from the previous run of this size, else made now on helper
-  // threads while the GPU works; then the next run's, also off the critical path. The gamma
-  // volume's is NaN: only the stretch of each slab that holds listed points is downloaded.
+  // threads (core/helper_threads.hpp) while the GPU works; then the next run's, also off the
+  // critical path. The gamma volume's is NaN: only the stretch of each slab that holds listed
+  // points is downloaded.
   const float nan = std::numeric_limits<float>::quiet_NaN();
+  auto make = [nRef, device](float fill) {
+    return HelperThreads::shared().submit([=] { return HostOutput::make(nRef, device, fill); });
+  };
   std::future<HostOutput> gammaOut, diffOut;
   if (W.nextSize == nRef && W.nextGamma.valid() && W.nextDiff.valid()) {
     gammaOut = std::move(W.nextGamma);
     diffOut = std::move(W.nextDiff);
   } else {
-    gammaOut = std::async(std::launch::async, &HostOutput::make, nRef, device, nan);
-    diffOut = std::async(std::launch::async, &HostOutput::make, nRef, device, 0.0f);
+    gammaOut = make(nan);
+    diffOut = make(0.0f);
   }
-  W.nextGamma = std::async(std::launch::async, &HostOutput::make, nRef, device, nan);
-  W.nextDiff = std::async(std::launch::async, &HostOutput::make, nRef, device, 0.0f);
+  W.nextGamma = make(nan);
+  W.nextDiff = make(0.0f);
   W.nextSize = nRef;
 
   penumbra::cuda::LaunchTimes upload, classify, kernel, longKernel, stats, download;
