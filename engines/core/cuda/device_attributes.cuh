@@ -28,22 +28,56 @@ inline std::string currentDeviceName() {
 }
 
 /// fn: the kernel (its host stub, as `(const void*)kernel<...>`); block: threads per block of
-/// its launches.
+/// its launches. The attributes of a kernel cannot change while the process runs: asked once per
+/// device, kernel and block size (otherwise four CUDA calls a kernel kind on every call that
+/// reports its profile, on the host's critical path of a few-millisecond gamma).
 inline void describeKernel(const void* fn, int block, KernelProfile& p) {
+  struct Facts {
+    int registers = 0, shared = 0;
+    double occupancy = 0;
+  };
+  struct Key {
+    int dev;
+    const void* fn;
+    int block;
+    bool operator<(const Key& o) const {
+      return dev != o.dev ? dev < o.dev : (fn != o.fn ? fn < o.fn : block < o.block);
+    }
+  };
+  static std::map<Key, Facts> known;
+  static std::mutex mutex;
+  int dev = 0;
+  PENUMBRA_CUDA_CHECK(cudaGetDevice(&dev));
+  p.backend = "cuda";
+  const Key key{dev, fn, block};
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    const auto it = known.find(key);
+    if (it != known.end()) {
+      p.registersPerThread = it->second.registers;
+      p.sharedBytesPerBlock = it->second.shared;
+      p.theoreticalOccupancy = it->second.occupancy;
+      return;
+    }
+  }
   // cudaDeviceGetAttribute, not cudaGetDeviceProperties: the latter queries every attribute
   // and costs up to milliseconds, inside dose computations that aim at ~10 ms.
-  int dev = 0, maxThreads = 0;
-  PENUMBRA_CUDA_CHECK(cudaGetDevice(&dev));
+  int maxThreads = 0;
   PENUMBRA_CUDA_CHECK(
       cudaDeviceGetAttribute(&maxThreads, cudaDevAttrMaxThreadsPerMultiProcessor, dev));
-  p.backend = "cuda";
   cudaFuncAttributes attr{};
   PENUMBRA_CUDA_CHECK(cudaFuncGetAttributes(&attr, fn));
-  p.registersPerThread = attr.numRegs;
-  p.sharedBytesPerBlock = int(attr.sharedSizeBytes);
   int blocksPerSm = 0;
   PENUMBRA_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocksPerSm, fn, block, 0));
-  p.theoreticalOccupancy = maxThreads > 0 ? double(blocksPerSm * block) / maxThreads : 0;
+  Facts f;
+  f.registers = attr.numRegs;
+  f.shared = int(attr.sharedSizeBytes);
+  f.occupancy = maxThreads > 0 ? double(blocksPerSm * block) / maxThreads : 0;
+  p.registersPerThread = f.registers;
+  p.sharedBytesPerBlock = f.shared;
+  p.theoreticalOccupancy = f.occupancy;
+  const std::lock_guard<std::mutex> lock(mutex);
+  known.emplace(key, f);
 }
 
 }  // namespace penumbra::cuda
