@@ -114,4 +114,12 @@ PointSummary runCompareCuda(const CompareRequest& request, const PointSetup<doub
 /// Drops what the CUDA backend keeps between calls (nothing without CUDA).
 void releaseGpuCache();
 
+/// The CUDA backend's buffers kept from earlier calls against what `request` needs: `held`
+/// bytes in all (they count as free: the run reuses them) and `toGrow` bytes it would allocate
+/// beyond them (0: nothing to allocate, so no free-memory check is needed).
+struct GpuCacheUse {
+  double held = 0, toGrow = 0;
+};
+GpuCacheUse gpuCacheUse(const CompareRequest& request);
+
 }  // namespace penumbra::compare::detail

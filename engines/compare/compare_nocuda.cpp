@@ -12,4 +12,6 @@ PointSummary runCompareCuda(const CompareRequest&, const PointSetup<double>&, Co
 
 void releaseGpuCache() {}
 
+GpuCacheUse gpuCacheUse(const CompareRequest&) { return {}; }
+
 }  // namespace penumbra::compare::detail

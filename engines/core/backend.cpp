@@ -25,11 +25,11 @@ Backend parseBackend(const std::string& text) {
   PENUMBRA_THROW(InvalidArgument, "unknown backend '" + text + "' (expected cpu, cuda or auto)");
 }
 
-BackendChoice selectBackend(Backend requested) {
+BackendChoice selectBackend(Backend requested, bool withFreeMemory) {
   BackendChoice choice;
   if (requested == Backend::Cpu) return choice;
   std::string why;
-  const auto devices = queryCudaDevices(&why);
+  const auto devices = queryCudaDevices(&why, withFreeMemory);
   if (!devices.empty()) {
     choice.backend = Backend::Cuda;
     choice.device = devices.front();

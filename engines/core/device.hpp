@@ -24,8 +24,14 @@ struct DeviceInfo {
 bool builtWithCuda();
 
 /// Lists usable CUDA devices. When none is usable, returns an empty list and, if `whyNot`
-/// is given, the reason (built without CUDA, no device, driver too old, ...).
-std::vector<DeviceInfo> queryCudaDevices(std::string* whyNot = nullptr);
+/// is given, the reason (built without CUDA, no device, driver too old, ...). Without
+/// `withFreeMemory` freeMemoryBytes stays 0: reading it is a driver call (~0.1 ms on the GPU
+/// machine, 2026-11-26), which an engine whose cached buffers already hold its run can skip.
+std::vector<DeviceInfo> queryCudaDevices(std::string* whyNot = nullptr,
+                                         bool withFreeMemory = true);
+
+/// Free memory of CUDA device `index` now; 0 when it cannot be read (or without CUDA).
+std::size_t cudaFreeMemoryBytes(int index);
 
 enum class Backend { Cpu, Cuda, Auto };
 
@@ -43,7 +49,7 @@ struct BackendChoice {
 /// Resolves a requested backend. Auto and Cuda pick the first usable GPU; when none is usable
 /// both fall back to the CPU and say why in `message` (a missing GPU is not an error: every
 /// engine has a CPU path).
-BackendChoice selectBackend(Backend requested);
+BackendChoice selectBackend(Backend requested, bool withFreeMemory = true);
 
 /// Formats bytes for messages: "12.3 GiB".
 std::string formatBytes(double bytes);

@@ -5,9 +5,11 @@ namespace penumbra {
 
 bool builtWithCuda() { return false; }
 
-std::vector<DeviceInfo> queryCudaDevices(std::string* whyNot) {
+std::vector<DeviceInfo> queryCudaDevices(std::string* whyNot, bool /*withFreeMemory*/) {
   if (whyNot) *whyNot = "this build of Penumbra was configured without CUDA (PENUMBRA_CUDA=OFF)";
   return {};
 }
+
+std::size_t cudaFreeMemoryBytes(int /*index*/) { return 0; }
 
 }  // namespace penumbra

@@ -230,6 +230,35 @@ TEST(CompareCuda, CachedDosesGiveTheSameResultAndANewDoseIsUploaded) {
   EXPECT_EQ(uploadVariant(cold), "copy");
 }
 
+TEST(CompareCuda, TheCachedBuffersAreCountedAsHeldAndNothingIsToGrowForTheSameDoses) {
+  // compareDoses reads the GPU's free memory only when the backend must allocate beyond what it
+  // keeps; what it keeps counts as free. Both numbers come from gpuCacheUse.
+  REQUIRE_GPU();
+  const Grid g = makeGrid(40, 36, 30, {2, 2, 2}, {0, 0, 0});
+  auto f = randomSmoothDose(9, {10, 10, 10}, {70, 60, 50}, 6);
+  CompareRequest r = request(sample(g, f), sample(g, [&](Vec3 p) { return 1.01 * f(p); }), 2, 2,
+                             Backend::Cuda);
+  const double n = double(g.voxelCount());
+  releaseCompareGpuCache();
+  const detail::GpuCacheUse before = detail::gpuCacheUse(r);
+  EXPECT_EQ(before.held, 0.0);
+  // reference, evaluated, gamma, difference, list and the lane groups' list: 6 floats a voxel.
+  EXPECT_DOUBLE_EQ(before.toGrow, 6 * 4 * n);
+  (void)compareDoses(r);
+  const detail::GpuCacheUse after = detail::gpuCacheUse(r);
+  EXPECT_GE(after.held, 6 * 4 * n);
+  EXPECT_EQ(after.toGrow, 0.0);
+  // A mask needs one more byte a voxel; a larger evaluated dose needs more than is held.
+  CompareRequest masked = r;
+  masked.mask = std::make_shared<Mask>(g, std::uint8_t(1));
+  EXPECT_DOUBLE_EQ(detail::gpuCacheUse(masked).toGrow, n);
+  CompareRequest larger = r;
+  larger.evaluated = sample(makeGrid(80, 36, 30, {1, 2, 2}, {0, 0, 0}), f);
+  EXPECT_DOUBLE_EQ(detail::gpuCacheUse(larger).toGrow, 4 * n);
+  releaseCompareGpuCache();
+  EXPECT_EQ(detail::gpuCacheUse(r).held, 0.0);
+}
+
 /// How many points the search profile says were handed to lane groups (-1: none handed on).
 long long handedOn(const CompareResult& r) {
   for (const KernelProfile& p : r.profiles) {

@@ -518,4 +518,31 @@ void releaseGpuCache() {
   slot().workspace.reset();
 }
 
+GpuCacheUse gpuCacheUse(const CompareRequest& r) {
+  GpuCacheUse use;
+  const double nRef = r.reference ? double(r.reference->data.size()) : 0;
+  const double nEval = r.evaluated ? double(r.evaluated->data.size()) : 0;
+  const std::lock_guard<std::mutex> lock(slot().mutex);
+  const Workspace* W = slot().workspace.get();
+  int device = -1;
+  if (cudaGetDevice(&device) != cudaSuccess) (void)cudaGetLastError();
+  // The large buffers, as runCompareCuda grows them (a workspace of another device, or none,
+  // holds nothing this run can use).
+  auto need = [&](double bytesNeeded, std::size_t bytesHeld) {
+    const double held = W && W->device == device ? double(bytesHeld) : 0;
+    use.held += held;
+    use.toGrow += std::max(0.0, bytesNeeded - held);
+  };
+  auto bytes = [](const auto& b) { return b.size() * sizeof(*b.get()); };
+  const bool longList = r.computeGamma && r.cudaTuning.stepBudget > 0;
+  need(4 * nRef, W ? bytes(W->ref) : 0);
+  need(4 * nEval, W ? bytes(W->eval) : 0);
+  need(4 * nRef, W ? bytes(W->gamma) : 0);
+  need(4 * nRef, W ? bytes(W->diff) : 0);
+  need(4 * nRef, W ? bytes(W->list) : 0);
+  need(longList ? 4 * nRef : 0, W ? bytes(W->longList) : 0);
+  need(r.mask ? nRef : 0, W ? bytes(W->mask) : 0);
+  return use;
+}
+
 }  // namespace penumbra::compare::detail

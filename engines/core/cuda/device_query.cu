@@ -66,7 +66,19 @@ bool deviceProperties(int d, DeviceProperties& out) {
 
 }  // namespace
 
-std::vector<DeviceInfo> queryCudaDevices(std::string* whyNot) {
+std::size_t cudaFreeMemoryBytes(int index) {
+  std::size_t freeB = 0, totalB = 0;
+  int prev = 0;
+  if (cudaGetDevice(&prev) == cudaSuccess && cudaSetDevice(index) == cudaSuccess) {
+    if (cudaMemGetInfo(&freeB, &totalB) != cudaSuccess) freeB = 0;
+    (void)cudaGetLastError();
+    cudaSetDevice(prev);
+  }
+  (void)cudaGetLastError();
+  return freeB;
+}
+
+std::vector<DeviceInfo> queryCudaDevices(std::string* whyNot, bool withFreeMemory) {
   std::vector<DeviceInfo> out;
   int count = 0;
   cudaError_t err = cudaGetDeviceCount(&count);
@@ -87,13 +99,7 @@ std::vector<DeviceInfo> queryCudaDevices(std::string* whyNot) {
       continue;
     }
     DeviceInfo info = props.info;
-    int prev = 0;
-    if (cudaGetDevice(&prev) == cudaSuccess && cudaSetDevice(d) == cudaSuccess) {
-      std::size_t freeB = 0, totalB = 0;
-      if (cudaMemGetInfo(&freeB, &totalB) == cudaSuccess) info.freeMemoryBytes = freeB;
-      (void)cudaGetLastError();
-      cudaSetDevice(prev);
-    }
+    if (withFreeMemory) info.freeMemoryBytes = cudaFreeMemoryBytes(d);
     out.push_back(info);
   }
   if (out.empty() && whyNot && whyNot->empty()) *whyNot = "no usable CUDA device";
