@@ -143,8 +143,12 @@ __device__ __forceinline__ unsigned slabBegin(const unsigned long long* counters
 /// stepBudget > 0: a point still searching after that many steps goes to the long list (its
 /// index; its best Gamma^2 so far in its gamma slot) for longSearchKernel, unless its reach is
 /// too wide for it.
+/// At least 6 blocks an SM (at most 80 registers). ncu on the search without a bound (one H100,
+/// 2026-11-26): 89 registers, 5 blocks (20 warps) an SM, 75 % of issue slots busy, 17 of 32
+/// lanes active; issue-bound, so more warps help: search span 1.84 -> 1.78 ms (2 %/2 mm) and
+/// 2.35 -> 2.29 ms (1 %/1 mm) on box4-256; 8 blocks (64 registers) 1.81 / 2.32 ms.
 template <int kRefill>
-__global__ void __launch_bounds__(kBlock)
+__global__ void __launch_bounds__(kBlock, 6)
     searchKernel(PointSetup<float> s, const float* __restrict__ ref,
                  const unsigned* __restrict__ list, int slab, unsigned from, unsigned to,
                  float* __restrict__ gamma, unsigned long long* counters, int stepBudget,
