@@ -32,7 +32,6 @@
 #include "core/cuda/launch_profile.cuh"
 #include "core/cuda/pinned_buffer.cuh"
 #include "core/cuda/stream_event.cuh"
-#include "core/helper_threads.hpp"
 
 namespace penumbra::compare::detail {
 
@@ -184,26 +183,6 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
   if (!W.copy) W.copy = std::make_unique<penumbra::cuda::Stream>();
   const cudaStream_t stream = W.compute->s;
 
-  // The result's host memory: ready from the previous run of this size, else made now on helper
-  // threads (core/helper_threads.hpp) while the GPU works; then the next run's, also off the
-  // critical path. The gamma volume's is NaN: only the stretch of each slab that holds listed
-  // points is downloaded.
-  const float nan = std::numeric_limits<float>::quiet_NaN();
-  auto make = [nRef, device](float fill) {
-    return HelperThreads::shared().submit([=] { return HostOutput::make(nRef, device, fill); });
-  };
-  std::future<HostOutput> gammaOut, diffOut;
-  if (W.nextSize == nRef && W.nextGamma.valid() && W.nextDiff.valid()) {
-    gammaOut = std::move(W.nextGamma);
-    diffOut = std::move(W.nextDiff);
-  } else {
-    gammaOut = make(nan);
-    diffOut = make(0.0f);
-  }
-  W.nextGamma = make(nan);
-  W.nextDiff = make(0.0f);
-  W.nextSize = nRef;
-
   penumbra::cuda::LaunchTimes upload, classify, kernel, longKernel, stats, download;
   upload.begin(stream);
   double uploaded = 0;
@@ -287,6 +266,31 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
   // (box4-256, H100, 2026-11-26); the whole call took the same time either way (4.8-5.8 ms).
   penumbra::cuda::Event classified;
   PENUMBRA_CUDA_CHECK(cudaEventRecord(classified.e, stream));
+
+  // The result's host memory: ready from the previous run of this size, else made now on helper
+  // threads while the GPU works; then the next run's, also off the critical path. The gamma
+  // volume's is NaN: only the stretch of each slab that holds listed points is downloaded.
+  // Started here, behind the classification, because starting a thread costs 50-80 us on the
+  // GPU machine: two std::async calls at the top of the call put the first GPU call 0.10-0.15
+  // ms after entry. Persistent helper threads (a pool fed by a lock and a notify) removed that
+  // too but made back-to-back calls wait for their memory more often (back to back 2.43-6.02 ms
+  // against 2.41-3.08 ms here; 50 ms apart alike, 2.31-2.50 ms; box4-256 2 %/2 mm, one H100,
+  // 2026-11-26, three runs each alternated).
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  auto make = [nRef, device](float fill) {
+    return std::async(std::launch::async, &HostOutput::make, nRef, device, fill);
+  };
+  std::future<HostOutput> gammaOut, diffOut;
+  if (W.nextSize == nRef && W.nextGamma.valid() && W.nextDiff.valid()) {
+    gammaOut = std::move(W.nextGamma);
+    diffOut = std::move(W.nextDiff);
+  } else {
+    gammaOut = make(nan);
+    diffOut = make(0.0f);
+  }
+  W.nextGamma = make(nan);
+  W.nextDiff = make(0.0f);
+  W.nextSize = nRef;
 
   // The search: persistent blocks, as many as fit on the GPU at once, over ranges of 2^21 list
   // entries a launch, enqueued straight behind the classification without waiting for the
