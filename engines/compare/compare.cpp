@@ -324,7 +324,8 @@ CompareResult compareDoses(const CompareRequest& r, const JobControl& job) {
     out.profiles.push_back(p);
   }
   out.profiles.push_back(hostStageProfile("check doses (host)", "host", checkMs));
-  out.profiles.push_back(hostStageProfile("choose backend, check GPU memory (host)", "host", chooseMs));
+  out.profiles.push_back(
+      hostStageProfile("choose backend, check GPU memory (host)", "host", chooseMs));
   const auto s0 = std::chrono::steady_clock::now();
   if (out.backend == Backend::Cpu) {
     sums = detail::sumPoints(r, setup, threads, out);

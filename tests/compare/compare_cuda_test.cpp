@@ -44,7 +44,8 @@ void expectAgreement(const Pair& p, double tol) {
     ++n;
     worst = std::max(worst, double(std::fabs(a - b)));
     // Both are within the tolerance above the true value; float adds a little.
-    if (std::fabs(a - b) > tol + 2e-4 && bad++ < 5) ADD_FAILURE() << "voxel " << i << ": cpu " << a << ", cuda " << b;
+    if (std::fabs(a - b) > tol + 2e-4 && bad++ < 5)
+      ADD_FAILURE() << "voxel " << i << ": cpu " << a << ", cuda " << b;
   }
   EXPECT_EQ(bad, 0) << "worst |cpu - cuda| " << worst;
   EXPECT_GT(n, 1000);
@@ -218,7 +219,9 @@ TEST(CompareCuda, CachedDosesGiveTheSameResultAndANewDoseIsUploaded) {
   EXPECT_EQ(uploadVariant(first), "copy");
   EXPECT_EQ(uploadVariant(again), "cached on the GPU");
   ASSERT_EQ(first.gamma.data.size(), again.gamma.data.size());
-  EXPECT_EQ(std::memcmp(first.gamma.data.data(), again.gamma.data.data(), first.gamma.data.size() * 4), 0);
+  EXPECT_EQ(
+      std::memcmp(first.gamma.data.data(), again.gamma.data.data(), first.gamma.data.size() * 4),
+      0);
   // A new evaluated dose (another volume) must be uploaded: same dose as the reference now.
   r.evaluated = sample(g, f);
   const CompareResult same = compareDoses(r);

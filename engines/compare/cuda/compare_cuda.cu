@@ -51,9 +51,11 @@ struct VolumeKey {
 
   bool matches(const std::shared_ptr<const Volume<float>>& v) const {
     if (!valid || owner.expired() || owner.lock() != std::shared_ptr<const void>(v)) return false;
-    if (data != v->data.data() || voxels != v->data.size() || grid.dims != v->grid.dims) return false;
+    if (data != v->data.data() || voxels != v->data.size() || grid.dims != v->grid.dims)
+      return false;
     for (int i = 0; i < 3; ++i) {
-      if (grid.spacing[i] != v->grid.spacing[i] || grid.origin[i] != v->grid.origin[i]) return false;
+      if (grid.spacing[i] != v->grid.spacing[i] || grid.origin[i] != v->grid.origin[i])
+        return false;
       for (int j = 0; j < 3; ++j)
         if (grid.direction.m[i][j] != v->grid.direction.m[i][j]) return false;
     }
@@ -148,7 +150,8 @@ int residentBlocks(Kernel kernel, int device, long long enough, int block = kBlo
 
 unsigned long long readCounter(const Workspace& W, Counter c, cudaStream_t s) {
   unsigned long long v = 0;
-  PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(&v, W.counters.get() + c, sizeof v, cudaMemcpyDeviceToHost, s));
+  PENUMBRA_CUDA_CHECK(
+      cudaMemcpyAsync(&v, W.counters.get() + c, sizeof v, cudaMemcpyDeviceToHost, s));
   PENUMBRA_CUDA_CHECK(cudaStreamSynchronize(s));
   return v;
 }
@@ -306,7 +309,9 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
   searchStats.fn = (const void*)searchFn;
   searchStats.block = kBlock;
   const unsigned long long perLaunch = 1ull << 21;
-  const int blocks = residentBlocks(searchFn, device, ((long long)std::min<unsigned long long>(nRef, perLaunch) + kBlock - 1) / kBlock);
+  const int blocks = residentBlocks(
+      searchFn, device,
+      ((long long)std::min<unsigned long long>(nRef, perLaunch) + kBlock - 1) / kBlock);
   // Every launch takes all the resident blocks. (The sixth session gave each of two or more
   // slabs' launches half of them, so that a slab's drain - a warp lasted as long as its longest
   // point, up to ~1200 boxes - overlapped the next slab's start: search 3.6 -> 3.2 ms. With the
@@ -341,7 +346,8 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
         job.checkCancel();
       }
       const unsigned long long p1 = std::min<unsigned long long>(slabPoints, p0 + perLaunch);
-      PENUMBRA_CUDA_CHECK(cudaMemsetAsync(W.counters.get() + kNext + b, 0, sizeof(unsigned long long), ss));
+      PENUMBRA_CUDA_CHECK(
+          cudaMemsetAsync(W.counters.get() + kNext + b, 0, sizeof(unsigned long long), ss));
       kernel.begin(ss);
       searchFn<<<blocksUsed, kBlock, 0, ss>>>(s, W.ref.get(), W.list.get(), b, unsigned(p0),
                                           unsigned(p1), W.gamma.get(), W.counters.get(),
@@ -387,7 +393,8 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
   const std::size_t counterBytes = kCounters * sizeof(unsigned long long);
   W.small.reserve(runBytes + histBytes + counterBytes);
   unsigned char* small = W.small.get();
-  PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(small, W.runs.get(), runBytes, cudaMemcpyDeviceToHost, stream));
+  PENUMBRA_CUDA_CHECK(
+      cudaMemcpyAsync(small, W.runs.get(), runBytes, cudaMemcpyDeviceToHost, stream));
   PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(small + runBytes, W.histogram.get(), histBytes,
                                       cudaMemcpyDeviceToHost, stream));
   PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(small + runBytes + histBytes, W.counters.get(), counterBytes,
@@ -457,7 +464,8 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
   // through the cache (at least once), and writes two floats and the list; the search reads
   // its listed points' index and dose and writes their gamma; the statistics read three
   // volumes (and the mask).
-  classifyStats.bytes = double(nRef) * (4 + 8 + (r.mask ? 1 : 0)) + double(nEval) * 4 + double(listed) * 4;
+  classifyStats.bytes =
+      double(nRef) * (4 + 8 + (r.mask ? 1 : 0)) + double(nEval) * 4 + double(listed) * 4;
   searchStats.bytes = double(listed) * 12;
   statsStats.bytes = double(nRef) * (12 + (r.mask ? 1 : 0));
   const std::string variant =
@@ -514,7 +522,8 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
           ", difference during the search, the gamma's listed stretch of " +
           std::to_string(slabs) + " slab(s) as the search ends each",
       copyOut, download.totalMs(), download.launches(), out.device));
-  out.profiles.push_back(hostStageProfile("wait for result memory (host)", "made on helper threads", waitMemoryMs));
+  out.profiles.push_back(
+      hostStageProfile("wait for result memory (host)", "made on helper threads", waitMemoryMs));
   out.profiles.push_back(hostStageProfile("CUDA backend (host wall)", "whole", msSince(start)));
   lease.succeeded();
   return sums;

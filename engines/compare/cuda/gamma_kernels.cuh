@@ -193,7 +193,8 @@ __global__ void __launch_bounds__(kBlock, 6)
       const int leader = __ffs(wants) - 1;
       unsigned base = 0;
       if (lane == leader)
-        base = first + unsigned(atomicAdd(counters + kNext + slab, (unsigned long long)__popc(wants)));
+        base =
+            first + unsigned(atomicAdd(counters + kNext + slab, (unsigned long long)__popc(wants)));
       base = __shfl_sync(0xffffffffu, base, leader);
       if (at == -1) {
         const unsigned idx = base + __popc(wants & ((1u << lane) - 1u));
