@@ -48,36 +48,38 @@ inline void describeKernel(const void* fn, int block, KernelProfile& p) {
   static std::mutex mutex;
   int dev = 0;
   PENUMBRA_CUDA_CHECK(cudaGetDevice(&dev));
-  p.backend = "cuda";
   const Key key{dev, fn, block};
+  Facts f;
+  bool found = false;
   {
     const std::lock_guard<std::mutex> lock(mutex);
     const auto it = known.find(key);
     if (it != known.end()) {
-      p.registersPerThread = it->second.registers;
-      p.sharedBytesPerBlock = it->second.shared;
-      p.theoreticalOccupancy = it->second.occupancy;
-      return;
+      f = it->second;
+      found = true;
     }
   }
-  // cudaDeviceGetAttribute, not cudaGetDeviceProperties: the latter queries every attribute
-  // and costs up to milliseconds, inside dose computations that aim at ~10 ms.
-  int maxThreads = 0;
-  PENUMBRA_CUDA_CHECK(
-      cudaDeviceGetAttribute(&maxThreads, cudaDevAttrMaxThreadsPerMultiProcessor, dev));
-  cudaFuncAttributes attr{};
-  PENUMBRA_CUDA_CHECK(cudaFuncGetAttributes(&attr, fn));
-  int blocksPerSm = 0;
-  PENUMBRA_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocksPerSm, fn, block, 0));
-  Facts f;
-  f.registers = attr.numRegs;
-  f.shared = int(attr.sharedSizeBytes);
-  f.occupancy = maxThreads > 0 ? double(blocksPerSm * block) / maxThreads : 0;
+  if (!found) {
+    // cudaDeviceGetAttribute, not cudaGetDeviceProperties: the latter queries every attribute
+    // and costs up to milliseconds, inside dose computations that aim at ~10 ms.
+    int maxThreads = 0;
+    PENUMBRA_CUDA_CHECK(
+        cudaDeviceGetAttribute(&maxThreads, cudaDevAttrMaxThreadsPerMultiProcessor, dev));
+    cudaFuncAttributes attr{};
+    PENUMBRA_CUDA_CHECK(cudaFuncGetAttributes(&attr, fn));
+    int blocksPerSm = 0;
+    PENUMBRA_CUDA_CHECK(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocksPerSm, fn, block, 0));
+    f.registers = attr.numRegs;
+    f.shared = int(attr.sharedSizeBytes);
+    f.occupancy = maxThreads > 0 ? double(blocksPerSm * block) / maxThreads : 0;
+    const std::lock_guard<std::mutex> lock(mutex);
+    known.emplace(key, f);
+  }
+  p.backend = "cuda";
   p.registersPerThread = f.registers;
   p.sharedBytesPerBlock = f.shared;
   p.theoreticalOccupancy = f.occupancy;
-  const std::lock_guard<std::mutex> lock(mutex);
-  known.emplace(key, f);
 }
 
 }  // namespace penumbra::cuda
