@@ -54,6 +54,8 @@ void checkCriteria(const GammaCriteria& c, const CudaGammaTuning& t) {
   if (t.stepBudget < 0)
     invalid("CUDA gamma step budget " + std::to_string(t.stepBudget) +
             " must be 0 (off) or positive");
+  if (t.skipLimit < 0 || t.skipLimit > 64)
+    invalid("CUDA gamma skip limit " + std::to_string(t.skipLimit) + " must be in [0, 64]");
   if (t.stackItems < 64 || t.stackItems > 4096)
     invalid("CUDA gamma stack of " + std::to_string(t.stackItems) +
             " entries must be in [64, 4096]");

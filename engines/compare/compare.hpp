@@ -65,9 +65,16 @@ struct StructureMask {
 /// work. A point still searching after `stepBudget` steps is handed, with the bound it found, to
 /// a group of `laneGroup` lanes (8, 16 or 32), which share its boxes through a stack of
 /// `stackItems` entries in shared memory (a lane that finds the stack full searches its box's
-/// subtree alone). stepBudget 0: every point is searched by one lane to the end.
+/// subtree alone). stepBudget 0: every point is searched by one lane to the end. In a step a
+/// lane also passes over up to `skipLimit` boxes that the corner-range bound rules out
+/// (gamma_point_search.hpp: skipRuledOut); 0: one box a step, whatever it is. The defaults were
+/// measured together (box4-256, 2 %/2 mm, search span, one H100, 2026-11-27): skip 2 with budget
+/// 16 1.60-1.64 ms; skip 0 / budget 32 (the earlier defaults) 1.69-1.74 ms; skip 1, 2 or 4 with
+/// budget 32 1.71-1.86 ms; skip 2 with budget 12, 24 or 64 1.80, 1.69-1.71 and 2.05-2.08 ms;
+/// skip 1 with budget 16 1.85 ms.
 struct CudaGammaTuning {
-  int stepBudget = 32;
+  int stepBudget = 16;
+  int skipLimit = 2;
   int laneGroup = 16;
   int stackItems = 512;
 };

@@ -29,8 +29,9 @@ PENUMBRA_GAMMA_HD void loadCorners(const GammaField<Real>& f, int cx, int cy, in
 }  // namespace detail
 
 /// The search at one reference point as a resumable state machine: start(), then step() until
-/// it returns false, then gamma(). Each step processes one box, or moves to the next cell of
-/// the rings (skipping the cells the bounds rule out) and loads its 8 doses. gammaAt() runs it
+/// it returns false, then gamma(). Each step processes one box (then passes over the boxes that
+/// the pre-test drops, skipRuledOut), or moves to the next cell of the rings (skipping the cells
+/// the bounds rule out) and loads its 8 doses. gammaAt() runs it
 /// to the end; the CUDA kernel keeps every lane of a warp busy by giving a lane whose point is
 /// finished the next point while its neighbours go on (the number of boxes varies 100-fold
 /// from point to point). Both visit the same boxes in the same order: the same result. (On the
@@ -46,6 +47,7 @@ struct GammaSearch {
   Real corner[8], lo[3];
   detail::BoxCursor box;
   int scanLimit = 16;  ///< GPU: cell positions one step scans at most (see nextCell)
+  int skipLimit = 2;   ///< GPU: boxes one step passes over at most (see skipRuledOut)
 
   /// e: the point's continuous index in the evaluated grid (inside [0, n - 1] on every axis;
   /// the caller checks), dr: the reference dose and invDd: 1 / DD in Gy^-1 (the caller divides
@@ -82,8 +84,13 @@ struct GammaSearch {
       if (next < 0) return true;  // SIMT: the scan goes on at the next step
       inCell = true;
       box = detail::BoxCursor{};
+      // The cell's first box is pre-tested like the boxes after it (its doses are loaded now).
+      if (!skipRuledOut(f)) {
+        inCell = false;
+        return true;
+      }
     }
-    inCell = detail::searchBox(corner, lo, f, ur, d, best, box);
+    inCell = detail::searchBox(corner, lo, f, ur, d, best, box) && skipRuledOut(f);
     return true;
   }
 
@@ -95,6 +102,18 @@ struct GammaSearch {
   }
 
 private:
+  /// Moves the box cursor past the boxes that ruledOut drops (they could change nothing), so
+  /// that a step is spent only on a box that needs both bounds; false when that finishes the
+  /// cell. On the GPU at most skipLimit boxes a step (as nextCell's scan), so that a lane
+  /// passing over many does not hold its warp's other lanes; the next step goes on from there.
+  PENUMBRA_GAMMA_HD bool skipRuledOut(const GammaField<Real>& f) {
+    for (int skipped = 0;; ++skipped) {
+      if (PENUMBRA_GAMMA_SIMT && skipped == skipLimit) return true;
+      if (!detail::ruledOut(corner, lo, f, ur, d, best, box)) return true;
+      if (!detail::nextBox(box, false, 0, best.depthLimited)) return false;
+    }
+  }
+
   /// Cells are visited in rings of growing Chebyshev distance; a ring starts only while its
   /// nearest possible distance is below min(best, search limit). Per axis, the ring's offsets
   /// are cut to those whose gap from the point along that axis alone (the same axisGap2 as the

@@ -19,6 +19,11 @@
 // 8-32 at a time. Measured on one H100 (2026-11-26, `bench gamma`, search span, 2 %/2 mm):
 // 3.18 -> 2.35 ms against the one-lane search alone; budgets 16-64 and groups of 8, 16 or 32
 // lanes all gave 2.3-2.6 ms, 128 gave 2.8 ms.
+// Since 2026-11-27 a step also passes over up to 2 boxes that the corner-range bound rules out
+// (GammaSearch::skipRuledOut; the same boxes, the same result): on box4-256 at 2 %/2 mm 59 % of
+// the boxes are such, and each took a whole step of both bounds and the probe for every lane.
+// With it the mean fell from 15.7 to 11.7 steps a point (CPU replay of the GPU's steps, scan
+// and skip limits included), and the best budget from 32 to 16 (CudaGammaTuning).
 // Tried and dropped earlier (2026-11-26, H100): handing the points that exceed a box budget to a
 // whole warp whose lanes split the point's octants among them (statically, no shared stack). The
 // long searches are mostly sequential (deep in a few octants): 32 lanes finished them only 4.3x
@@ -174,7 +179,7 @@ __global__ void __launch_bounds__(kBlock, 6)
     searchKernel(PointSetup<float> s, const float* __restrict__ ref,
                  const unsigned* __restrict__ list, int slab, unsigned from, unsigned to,
                  float* __restrict__ gamma, unsigned long long* counters, int stepBudget,
-                 unsigned* __restrict__ longList) {
+                 int skipLimit, unsigned* __restrict__ longList) {
   // Entries [from, to) of slab `slab`'s part of the list, which the classification counted
   // (device memory: the host enqueues the search without waiting for the counts).
   const unsigned begin = slabBegin(counters, slab);
@@ -184,6 +189,7 @@ __global__ void __launch_bounds__(kBlock, 6)
   last = last < end ? last : end;
   const int lane = threadIdx.x & 31;
   GammaSearch<float> g;
+  g.skipLimit = skipLimit;
   long long at = -1;  // this lane's point; -1: none (take one), -2: the list is exhausted
   int steps = 0;      // of this lane's point; negative once it was found too wide to hand on
   for (;;) {
