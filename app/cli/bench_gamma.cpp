@@ -126,28 +126,38 @@ std::vector<BenchRow> benchGamma(int reps, const std::string& writeCaseDir) {
     req.criteria.dosePercent = crit;
     req.criteria.distanceMm = crit;
     req.criteria.cutoffPercent = 10;
-    // PENUMBRA_GAMMA_BUDGET, _GROUP and _STACK: the CUDA search's step budget, lanes per long
-    // point and stack entries (CudaGammaTuning; budget 0 = one lane a point to the end), to
-    // compare schedules in one run.
+    // PENUMBRA_GAMMA_BUDGET, _GROUP, _STACK and _SKIP: the CUDA search's step budget, lanes per
+    // long point, stack entries and boxes passed over a step (CudaGammaTuning; budget 0 = one
+    // lane a point to the end), to compare schedules in one run.
     auto envInt = [](const char* name, int& v) {
       if (const char* e = std::getenv(name); e && *e) v = std::atoi(e);
     };
     envInt("PENUMBRA_GAMMA_BUDGET", req.cudaTuning.stepBudget);
     envInt("PENUMBRA_GAMMA_STACK", req.cudaTuning.stackItems);
     envInt("PENUMBRA_GAMMA_GROUP", req.cudaTuning.laneGroup);
+    envInt("PENUMBRA_GAMMA_SKIP", req.cudaTuning.skipLimit);
     char variant[64];
     std::snprintf(variant, sizeof variant, "%g%%/%gmm global", crit, crit);
 
+    // The CPU path three times, its median the reference of the speed-ups: one run of the 16
+    // threads varied 172-340 ms on the GPU machine's host (2026-11-27), so a single sample moved
+    // every ratio by up to 2x.
     req.backend = Backend::Cpu;
-    const auto c0 = std::chrono::steady_clock::now();
-    const CompareResult cpu = compareDoses(req);
-    const double cpuMs =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - c0).count();
+    std::vector<double> cpuRuns;
+    CompareResult cpu;
+    for (int r = 0; r < 3; ++r) {
+      const auto c0 = std::chrono::steady_clock::now();
+      cpu = compareDoses(req);
+      cpuRuns.push_back(
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - c0).count());
+    }
+    const double cpuMs = medianOf(cpuRuns);
     KernelProfile pc = cpu.profiles.front();
     pc.kernel = "gamma (whole call)";
     pc.variant = variant;
-    pc.repetitions = 1;
-    pc.medianMs = pc.minMs = cpuMs;
+    pc.repetitions = int(cpuRuns.size());
+    pc.medianMs = cpuMs;
+    pc.minMs = *std::min_element(cpuRuns.begin(), cpuRuns.end());
     BenchRow cpuRow{"gamma", c.name, pc, rateText(cpu, cpuMs), passNote(cpu)};
     if (!gpu) {
       rows.push_back(cpuRow);
