@@ -50,6 +50,10 @@ void expectAgreement(const Pair& p, double tol) {
   EXPECT_EQ(bad, 0) << "worst |cpu - cuda| " << worst;
   EXPECT_GT(n, 1000);
   EXPECT_EQ(p.cpu.gammaStats.evaluatedPoints, p.gpu.gammaStats.evaluatedPoints);
+  // A point is flagged depth-limited only where a box reached the bisection limit undecided: as
+  // rare on the GPU as on the CPU (boxes met in another order by the lane groups may differ).
+  EXPECT_LE(p.gpu.gammaStats.depthLimitedPoints,
+            p.cpu.gammaStats.depthLimitedPoints + std::max<std::int64_t>(2, n / 10000));
   // Pass/fail is exact in both; only points within float rounding of 1 may differ.
   EXPECT_LE(std::llabs(p.cpu.gammaStats.passedPoints - p.gpu.gammaStats.passedPoints),
             std::max<std::int64_t>(2, n / 10000));
