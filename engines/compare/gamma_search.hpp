@@ -219,25 +219,37 @@ PENUMBRA_GAMMA_HD Real boxQuadratic(Real a, const Real G[3], const Real lo[3], c
       }
     }
   }
-  // Between two kinks: phi is linear there.
-  auto between = [&] { return pHi > pLo ? lamLo - pLo * (lamHi - lamLo) / (pHi - pLo) : lamLo; };
-  // Beyond every kink on one side (or no kink at all): phi is linear there, with slope
-  // 1 + the G_i^2 of the axes whose clamp is not active.
-  auto beyond = [&] {
-    const Real ref = haveLo ? lamLo : (haveHi ? lamHi : Real(0));
+  // Between two kinks phi is linear: lam = lamLo - pLo (lamHi - lamLo) / (pHi - pLo). Beyond
+  // every kink on one side (or with no kink at all, G = 0) phi is linear too, with slope 1 + the
+  // G_i^2 of the axes whose clamp is not active: lam = ref - phi(ref) / slope, where phi at the
+  // nearest kink is the pLo or pHi found above and phi(0) = -a.
+  const Real ref = haveLo ? lamLo : (haveHi ? lamHi : Real(0));
+  const Real pRef = haveLo ? pLo : (haveHi ? pHi : Real(0) - a);
+  auto slopeBeyond = [&] {
     const Real probe = haveLo ? ref + Real(1) : (haveHi ? ref - Real(1) : Real(0));
     Real slope = 1;
     for (int i = 0; i < 3; ++i) {
       const Real v = -probe * G[i];
       if (v > lo[i] && v < hi[i]) slope += G[i] * G[i];
     }
-    return ref - phi(ref) / slope;
+    return slope;
   };
+  const bool both = haveLo && haveHi;
 #if PENUMBRA_GAMMA_SIMT
-  const Real lamBetween = between(), lamBeyond = beyond();
-  const Real lam = haveLo && haveHi ? lamBetween : lamBeyond;
+  // Both cases as one division with its operands selected first (every lane computes one
+  // slope and one quotient).
+  const Real slope = slopeBeyond();
+  const bool spread = pHi > pLo;
+  const Real base = both ? lamLo : ref;
+  const Real num = both ? (spread ? pLo * (lamHi - lamLo) : Real(0)) : pRef;
+  const Real den = both ? (spread ? pHi - pLo : Real(1)) : slope;
+  const Real lam = base - num / den;
 #else
-  const Real lam = haveLo && haveHi ? between() : beyond();
+  Real lam;
+  if (both)
+    lam = pHi > pLo ? lamLo - pLo * (lamHi - lamLo) / (pHi - pLo) : lamLo;
+  else
+    lam = ref - pRef / slopeBeyond();
 #endif
   Real q = a;
   Real n2 = 0;
