@@ -87,6 +87,9 @@ struct Workspace {
   penumbra::cuda::PinnedBuffer<unsigned char> small;  ///< sums, histogram, counters
   penumbra::cuda::PinnedBuffer<unsigned long long> ranges;  ///< each slab's listed index range
   std::unique_ptr<penumbra::cuda::Stream> compute, compute2, copy;
+  /// Timing events and the call's other events, kept for the next call (reset at its start).
+  penumbra::cuda::LaunchTimes timers[6];
+  penumbra::cuda::EventPool events;
   std::future<penumbra::cuda::HostOutput> nextGamma, nextDiff;
   std::size_t nextSize = 0;
   ~Workspace() {
@@ -197,7 +200,11 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
   if (!W.copy) W.copy = std::make_unique<penumbra::cuda::Stream>();
   const cudaStream_t stream = W.compute->s;
 
-  penumbra::cuda::LaunchTimes upload, classify, kernel, longKernel, stats, download;
+  for (penumbra::cuda::LaunchTimes& t : W.timers) t.reset();
+  penumbra::cuda::LaunchTimes &upload = W.timers[0], &classify = W.timers[1], &kernel = W.timers[2],
+                              &longKernel = W.timers[3], &stats = W.timers[4],
+                              &download = W.timers[5];
+  W.events.reset();
   upload.begin(stream);
   double uploaded = 0;
   if (!W.refKey.matches(r.reference)) {
@@ -255,7 +262,7 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
   penumbra::cuda::KernelStats classifyStats, searchStats, statsStats;
   classifyStats.fn = (const void*)classifyKernel;
   classifyStats.block = kBlock;
-  std::vector<std::unique_ptr<penumbra::cuda::Event>> searchedSlab;
+  std::vector<cudaEvent_t> searchedSlab;
   for (int b = 0; b < slabs; ++b) {
     job.checkCancel();
     const int k0 = b * slabSlices, k1 = std::min(g.dims[2], k0 + slabSlices);
@@ -278,8 +285,8 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
   // slab's classification, the later slabs' classifications waited for SM slots behind a
   // persistent search, and their profile read 1.2-1.4 ms where the kernels take 0.22 ms alone
   // (box4-256, H100, 2026-11-26); the whole call took the same time either way (4.8-5.8 ms).
-  penumbra::cuda::Event classified;
-  PENUMBRA_CUDA_CHECK(cudaEventRecord(classified.e, stream));
+  const cudaEvent_t classified = W.events.next();
+  PENUMBRA_CUDA_CHECK(cudaEventRecord(classified, stream));
 
   // The result's host memory: ready from the previous run of this size, else made now on helper
   // threads while the GPU works; then the next run's, also off the critical path. The gamma
@@ -348,18 +355,18 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
     longBlocks = residentBlocks(longFn, device, 1ll << 20, 32 * kLongWarps, longShared);
   }
   int launches = 0;
-  std::vector<std::unique_ptr<penumbra::cuda::Event>> launchGroups;
+  std::vector<cudaEvent_t> launchGroups;
   for (int b = 0; b < slabs && s.gamma; ++b) {
     const cudaStream_t ss = b % 2 == 0 ? stream : W.compute2->s;
-    if (ss != stream) PENUMBRA_CUDA_CHECK(cudaStreamWaitEvent(ss, classified.e, 0));
+    if (ss != stream) PENUMBRA_CUDA_CHECK(cudaStreamWaitEvent(ss, classified, 0));
     const int k0 = b * slabSlices, k1 = std::min(g.dims[2], k0 + slabSlices);
     const unsigned long long slabPoints = (unsigned long long)(k1 - k0) * (unsigned long long)slice;
     for (unsigned long long p0 = 0; p0 < slabPoints; p0 += perLaunch, ++launches) {
       if (launches > 0 && launches % 4 == 0) {
-        launchGroups.push_back(std::make_unique<penumbra::cuda::Event>());
-        PENUMBRA_CUDA_CHECK(cudaEventRecord(launchGroups.back()->e, ss));
+        launchGroups.push_back(W.events.next());
+        PENUMBRA_CUDA_CHECK(cudaEventRecord(launchGroups.back(), ss));
         if (launchGroups.size() >= 2)
-          PENUMBRA_CUDA_CHECK(cudaEventSynchronize(launchGroups[launchGroups.size() - 2]->e));
+          PENUMBRA_CUDA_CHECK(cudaEventSynchronize(launchGroups[launchGroups.size() - 2]));
         job.report(0.05 + 0.9 * double(b) / double(slabs), "gamma (CUDA)");
         job.checkCancel();
       }
@@ -384,15 +391,15 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
       PENUMBRA_CUDA_CHECK_LAUNCH("longSearchKernel");
       longKernel.end(ss);
     }
-    searchedSlab.push_back(std::make_unique<penumbra::cuda::Event>());
-    PENUMBRA_CUDA_CHECK(cudaEventRecord(searchedSlab.back()->e, ss));
+    searchedSlab.push_back(W.events.next());
+    PENUMBRA_CUDA_CHECK(cudaEventRecord(searchedSlab.back(), ss));
   }
   // The statistics need every slab's gamma.
-  for (const auto& e : searchedSlab) PENUMBRA_CUDA_CHECK(cudaStreamWaitEvent(stream, e->e, 0));
+  for (const cudaEvent_t e : searchedSlab) PENUMBRA_CUDA_CHECK(cudaStreamWaitEvent(stream, e, 0));
   // The search's span on the GPU: from the end of the classification to the last slab's last
   // point (the launches of successive slabs overlap, so their own intervals do not add up).
-  penumbra::cuda::Event searchDone;
-  PENUMBRA_CUDA_CHECK(cudaEventRecord(searchDone.e, stream));
+  const cudaEvent_t searchDone = W.events.next();
+  PENUMBRA_CUDA_CHECK(cudaEventRecord(searchDone, stream));
 
   // Statistics on the GPU; the sums and counters go into page-locked memory (a copy into
   // pageable memory would hold the host until the search is done).
@@ -422,13 +429,13 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
   // The difference is final after the classification: it downloads on the copy stream while the
   // search runs, then each slab's gamma once that slab's search is done. Both results stay
   // page-locked (the voxel pool keeps their blocks so).
-  PENUMBRA_CUDA_CHECK(cudaStreamWaitEvent(W.copy->s, classified.e, 0));
+  PENUMBRA_CUDA_CHECK(cudaStreamWaitEvent(W.copy->s, classified, 0));
   W.ranges.reserve(2 * kMaxSlabs);
   PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(W.ranges.get(), W.counters.get() + kFirstListed,
                                       2 * kMaxSlabs * sizeof(unsigned long long),
                                       cudaMemcpyDeviceToHost, W.copy->s));
-  penumbra::cuda::Event rangesRead;
-  PENUMBRA_CUDA_CHECK(cudaEventRecord(rangesRead.e, W.copy->s));
+  const cudaEvent_t rangesRead = W.events.next();
+  PENUMBRA_CUDA_CHECK(cudaEventRecord(rangesRead, W.copy->s));
   Clock::time_point w0 = Clock::now();
   HostOutput diffHost = diffOut.get();
   HostOutput gammaHost = gammaOut.get();
@@ -441,14 +448,14 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
   // Each slab's gamma from its first to its last listed point (outside: NaN on the GPU and in
   // the host memory alike). The ranges come from the classification, which the host waits for
   // here while the search runs. On box4-256 that is 28 % of the volume (2 %/2 mm, 10 % cut-off).
-  PENUMBRA_CUDA_CHECK(cudaEventSynchronize(rangesRead.e));
+  PENUMBRA_CUDA_CHECK(cudaEventSynchronize(rangesRead));
   double downloadBytes = double(nRef) * 4;
   for (int b = 0; b < slabs; ++b) {
     const unsigned long long firstKey = W.ranges.get()[b], end = W.ranges.get()[kMaxSlabs + b];
     if (firstKey == 0) continue;  // nothing listed in the slab
     const std::size_t v0 = std::size_t(kListedKey - firstKey), v1 = std::size_t(end);
     if (b < int(searchedSlab.size()))
-      PENUMBRA_CUDA_CHECK(cudaStreamWaitEvent(W.copy->s, searchedSlab[std::size_t(b)]->e, 0));
+      PENUMBRA_CUDA_CHECK(cudaStreamWaitEvent(W.copy->s, searchedSlab[std::size_t(b)], 0));
     downloadBytes += double(v1 - v0) * 4;
     download.begin(W.copy->s);
     PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(gammaHost.data.data() + v0, W.gamma.get() + v0,
@@ -495,7 +502,7 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
               : std::string(", one lane a point"));
   float searchSpanMs = 0;
   if (s.gamma)
-    PENUMBRA_CUDA_CHECK(cudaEventElapsedTime(&searchSpanMs, classified.e, searchDone.e));
+    PENUMBRA_CUDA_CHECK(cudaEventElapsedTime(&searchSpanMs, classified, searchDone));
   if (s.gamma) {
     out.profiles.push_back(penumbra::cuda::launchProfile("gamma_search", variant, searchStats,
                                                          searchSpanMs, kernel.launches(),
