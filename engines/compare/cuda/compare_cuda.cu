@@ -322,11 +322,14 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
   // launches queued, and a comparison of at most 8 launches (box4-256: 2 slabs of 4) never
   // waits. (It used to read a counter there through a pageable copy, which waits for the GPU
   // and, with a download queued on the copy engine, for that download too.)
-  // Refill when 8 lanes are idle: 3.54 / 4.24 ms (2 %/2 mm, 1 %/1 mm on box4-256, H100
-  // 2026-11-26) against 3.72 / 4.68 ms for every lane at once; 4 and 16 measured alike.
+  // Refill when 16 lanes are idle. First measured at 8: 3.54 / 4.24 ms (2 %/2 mm, 1 %/1 mm on
+  // box4-256, H100 2026-11-26) against 3.72 / 4.68 ms for every lane at once, 4 and 16 alike.
+  // With the boxes passed over inside a step (shorter points, more refills) 16 is ahead: search
+  // 1.52-1.53 / 1.96 ms against 1.57 / 2.02 ms at 8, 1.61-1.62 / 2.10 ms at 4, 1.52-1.53 /
+  // 1.96-1.97 ms at 24 and 1.54 / 1.99-2.00 ms at 32 (one H200, 2026-11-27, two runs each).
   // (Also measured, within the noise of these: at most 2, 4, 8 or 16 cell positions scanned a
   // step (16 kept), and 64 registers for 8 blocks an SM: 3.6-4.2 ms.)
-  const auto searchFn = searchKernel<8>;
+  const auto searchFn = searchKernel<16>;
   searchStats.fn = (const void*)searchFn;
   searchStats.block = kBlock;
   const unsigned long long perLaunch = 1ull << 21;
