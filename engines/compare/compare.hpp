@@ -71,7 +71,8 @@ struct StructureMask {
 /// measured together (box4-256, 2 %/2 mm, search span, one H100, 2026-11-27): skip 2 with budget
 /// 16 1.60-1.64 ms; skip 0 / budget 32 (the earlier defaults) 1.69-1.74 ms; skip 1, 2 or 4 with
 /// budget 32 1.71-1.86 ms; skip 2 with budget 12, 24 or 64 1.80, 1.69-1.71 and 2.05-2.08 ms;
-/// skip 1 with budget 16 1.85 ms.
+/// skip 1 with budget 16 1.85 ms. Swept again on one H200 after the refill became 16 lanes
+/// (compare_cuda.cu): the same choice (docs/benchmarks.md, 2026-11-27).
 struct CudaGammaTuning {
   int stepBudget = 16;
   int skipLimit = 2;

@@ -48,6 +48,9 @@ TEST(CompareEngine, BadInputIsRefusedWithTheReason) {
   r.cudaTuning.stackItems = 32;
   expectError(r, "CUDA gamma stack of 32 entries must be in [64, 4096]");
   r = smallCase();
+  r.cudaTuning.skipLimit = -1;
+  expectError(r, "CUDA gamma skip limit -1 must be in [0, 64]");
+  r = smallCase();
   r.cudaTuning.laneGroup = 4;
   expectError(r, "CUDA gamma lane group of 4 must be 8, 16 or 32");
   r = smallCase();
