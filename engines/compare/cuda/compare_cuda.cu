@@ -142,6 +142,23 @@ void grow(penumbra::cuda::DeviceBuffer<T>& b, std::size_t n) {
   if (b.size() < n) b.allocate(n);
 }
 
+/// Calls f(buffer, elements) for each large buffer of a run of r (doses, results, lists, mask;
+/// the small ones are left out): runCompareCuda grows them and gpuCacheUse counts them from this
+/// one list, so that the fit check cannot miss a buffer the run allocates.
+template <typename Ws, typename F>
+void forEachLargeBuffer(Ws& W, const CompareRequest& r, F&& f) {
+  const std::size_t nRef = r.reference ? r.reference->data.size() : 0;
+  const std::size_t nEval = r.evaluated ? r.evaluated->data.size() : 0;
+  const bool longList = r.computeGamma && r.cudaTuning.stepBudget > 0;
+  f(W.ref, nRef);
+  f(W.eval, nEval);
+  f(W.gamma, nRef);
+  f(W.diff, nRef);
+  f(W.list, nRef);
+  f(W.longList, longList ? nRef : std::size_t(0));
+  f(W.mask, r.mask ? nRef : std::size_t(0));
+}
+
 /// Blocks of the search kernel that fit on the GPU at once, at most `enough`. The occupancy is
 /// asked once per device, kernel, block and shared memory (otherwise two driver queries on
 /// every call, in the host's part of it).
@@ -206,34 +223,29 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
                               &download = W.timers[5];
   W.events.reset();
   upload.begin(stream);
+  // A buffer that holds a cached dose is already large enough for it: growing leaves it alone.
+  forEachLargeBuffer(W, r, [](auto& b, std::size_t n) { grow(b, n); });
   double uploaded = 0;
   if (!W.refKey.matches(r.reference)) {
     W.refKey.valid = false;
-    grow(W.ref, nRef);
     PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(W.ref.get(), r.reference->data.data(), nRef * 4,
                                         cudaMemcpyHostToDevice, stream));
     uploaded += double(nRef) * 4;
   }
   if (!W.evalKey.matches(r.evaluated)) {
     W.evalKey.valid = false;
-    grow(W.eval, nEval);
     PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(W.eval.get(), r.evaluated->data.data(), nEval * 4,
                                         cudaMemcpyHostToDevice, stream));
     uploaded += double(nEval) * 4;
   }
   if (r.mask) {
-    grow(W.mask, nRef);
     PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(W.mask.get(), r.mask->data.data(), nRef,
                                         cudaMemcpyHostToDevice, stream));
     uploaded += double(nRef);
   }
   const long long statsRuns = ((long long)nRef + kStatsRun - 1) / kStatsRun;
-  grow(W.gamma, nRef);
-  grow(W.diff, nRef);
-  grow(W.list, nRef);
   const CudaGammaTuning& tuning = r.cudaTuning;
   const bool handOn = tuning.stepBudget > 0 && setup.gamma;
-  if (handOn) grow(W.longList, nRef);
   grow(W.counters, std::size_t(kCounters));
   grow(W.histogram, std::size_t(kGammaHistogramBins));
   grow(W.runs, std::size_t(statsRuns));
@@ -566,28 +578,18 @@ void releaseGpuCache() {
 
 GpuCacheUse gpuCacheUse(const CompareRequest& r) {
   GpuCacheUse use;
-  const double nRef = r.reference ? double(r.reference->data.size()) : 0;
-  const double nEval = r.evaluated ? double(r.evaluated->data.size()) : 0;
   const std::lock_guard<std::mutex> lock(slot().mutex);
   const Workspace* W = slot().workspace.get();
   int device = -1;
   if (cudaGetDevice(&device) != cudaSuccess) (void)cudaGetLastError();
-  // The large buffers, as runCompareCuda grows them (a workspace of another device, or none,
-  // holds nothing this run can use).
-  auto need = [&](double bytesNeeded, std::size_t bytesHeld) {
-    const double held = W && W->device == device ? double(bytesHeld) : 0;
-    use.held += held;
-    use.toGrow += std::max(0.0, bytesNeeded - held);
-  };
-  auto bytes = [](const auto& b) { return b.size() * sizeof(*b.get()); };
-  const bool longList = r.computeGamma && r.cudaTuning.stepBudget > 0;
-  need(4 * nRef, W ? bytes(W->ref) : 0);
-  need(4 * nEval, W ? bytes(W->eval) : 0);
-  need(4 * nRef, W ? bytes(W->gamma) : 0);
-  need(4 * nRef, W ? bytes(W->diff) : 0);
-  need(4 * nRef, W ? bytes(W->list) : 0);
-  need(longList ? 4 * nRef : 0, W ? bytes(W->longList) : 0);
-  need(r.mask ? nRef : 0, W ? bytes(W->mask) : 0);
+  // A workspace of another device, or none, holds nothing this run can use.
+  const Workspace none;
+  const Workspace& held = W && W->device == device ? *W : none;
+  forEachLargeBuffer(held, r, [&use](const auto& b, std::size_t n) {
+    const double bytes = double(b.size() * sizeof(*b.get()));
+    use.held += bytes;
+    use.toGrow += std::max(0.0, double(n * sizeof(*b.get())) - bytes);
+  });
   return use;
 }
 
