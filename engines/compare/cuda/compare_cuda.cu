@@ -18,10 +18,8 @@
 #include <cstring>
 #include <future>
 #include <limits>
-#include <map>
 #include <memory>
 #include <mutex>
-#include <tuple>
 #include <vector>
 
 #include "compare/compare_internal.hpp"
@@ -88,7 +86,14 @@ struct Workspace {
   penumbra::cuda::PinnedBuffer<unsigned long long> ranges;  ///< each slab's listed index range
   std::unique_ptr<penumbra::cuda::Stream> compute, compute2, copy;
   /// Timing events and the call's other events, kept for the next call (reset at its start).
-  penumbra::cuda::LaunchTimes timers[6];
+  struct Timers {
+    penumbra::cuda::LaunchTimes upload, classify, kernel, longKernel, stats, download;
+    void reset() {
+      for (penumbra::cuda::LaunchTimes* t : {&upload, &classify, &kernel, &longKernel, &stats,
+                                             &download})
+        t->reset();
+    }
+  } timers;
   penumbra::cuda::EventPool events;
   std::future<penumbra::cuda::HostOutput> nextGamma, nextDiff;
   std::size_t nextSize = 0;
@@ -159,32 +164,13 @@ void forEachLargeBuffer(Ws& W, const CompareRequest& r, F&& f) {
   f(W.mask, r.mask ? nRef : std::size_t(0));
 }
 
-/// Blocks of the search kernel that fit on the GPU at once, at most `enough`. The occupancy is
-/// asked once per device, kernel, block and shared memory (otherwise two driver queries on
-/// every call, in the host's part of it).
+/// Blocks of the search kernel that fit on the GPU at once, at most `enough`.
 template <typename Kernel>
-int residentBlocks(Kernel kernel, int device, long long enough, int block = kBlock,
+int residentBlocks(Kernel kernel, long long enough, int block = kBlock,
                    std::size_t sharedBytes = 0) {
-  using Key = std::tuple<int, const void*, int, std::size_t>;
-  static std::map<Key, long long> known;
-  static std::mutex mutex;
-  const Key key{device, (const void*)kernel, block, sharedBytes};
-  long long resident = 0;
-  {
-    const std::lock_guard<std::mutex> lock(mutex);
-    const auto it = known.find(key);
-    if (it != known.end()) resident = it->second;
-  }
-  if (resident == 0) {
-    int blocksPerSm = 0, sms = 0;
-    PENUMBRA_CUDA_CHECK(
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocksPerSm, kernel, block, sharedBytes));
-    PENUMBRA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    resident = (long long)blocksPerSm * sms;
-    const std::lock_guard<std::mutex> lock(mutex);
-    known[key] = resident;
-  }
-  return int(std::max<long long>(1, std::min<long long>(resident, enough)));
+  const penumbra::cuda::Residency r =
+      penumbra::cuda::kernelResidency((const void*)kernel, block, sharedBytes);
+  return int(std::max<long long>(1, std::min<long long>((long long)r.blocksPerSm * r.sms, enough)));
 }
 
 }  // namespace
@@ -217,11 +203,11 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
   if (!W.copy) W.copy = std::make_unique<penumbra::cuda::Stream>();
   const cudaStream_t stream = W.compute->s;
 
-  for (penumbra::cuda::LaunchTimes& t : W.timers) t.reset();
-  penumbra::cuda::LaunchTimes &upload = W.timers[0], &classify = W.timers[1], &kernel = W.timers[2],
-                              &longKernel = W.timers[3], &stats = W.timers[4],
-                              &download = W.timers[5];
+  W.timers.reset();
   W.events.reset();
+  penumbra::cuda::LaunchTimes &upload = W.timers.upload, &classify = W.timers.classify,
+                              &kernel = W.timers.kernel, &longKernel = W.timers.longKernel,
+                              &stats = W.timers.stats, &download = W.timers.download;
   upload.begin(stream);
   // A buffer that holds a cached dose is already large enough for it: growing leaves it alone.
   forEachLargeBuffer(W, r, [](auto& b, std::size_t n) { grow(b, n); });
@@ -346,7 +332,7 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
   searchStats.block = kBlock;
   const unsigned long long perLaunch = 1ull << 21;
   const int blocks = residentBlocks(
-      searchFn, device,
+      searchFn,
       ((long long)std::min<unsigned long long>(nRef, perLaunch) + kBlock - 1) / kBlock);
   // Every launch takes all the resident blocks. (The sixth session gave each of two or more
   // slabs' launches half of them, so that a slab's drain - a warp lasted as long as its longest
@@ -367,7 +353,7 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
   if (handOn) {
     PENUMBRA_CUDA_CHECK(cudaFuncSetAttribute(longFn, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                              int(longShared)));
-    longBlocks = residentBlocks(longFn, device, 1ll << 20, 32 * kLongWarps, longShared);
+    longBlocks = residentBlocks(longFn, 1ll << 20, 32 * kLongWarps, longShared);
   }
   int launches = 0;
   std::vector<cudaEvent_t> launchGroups;

@@ -3,6 +3,7 @@
 // device's name and the register, shared-memory and occupancy fields of a KernelProfile.
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <map>
 #include <mutex>
 #include <string>
@@ -25,6 +26,45 @@ inline std::string currentDeviceName() {
     names[dev] = prop.name;
   }
   return names[dev];
+}
+
+/// How many blocks of kernel fn (its host stub), with `block` threads and `sharedBytes` of dynamic
+/// shared memory, fit on one SM of the current device, and the device's SM count. Asked once per
+/// device, kernel, block and shared memory: they cannot change while the process runs, and the
+/// two driver queries would otherwise sit in the host's part of every call that sizes a
+/// persistent grid.
+struct Residency {
+  int blocksPerSm = 0, sms = 0;
+};
+inline Residency kernelResidency(const void* fn, int block, std::size_t sharedBytes = 0) {
+  struct Key {
+    int dev;
+    const void* fn;
+    int block;
+    std::size_t shared;
+    bool operator<(const Key& o) const {
+      if (dev != o.dev) return dev < o.dev;
+      if (fn != o.fn) return fn < o.fn;
+      return block != o.block ? block < o.block : shared < o.shared;
+    }
+  };
+  static std::map<Key, Residency> known;
+  static std::mutex mutex;
+  int dev = 0;
+  PENUMBRA_CUDA_CHECK(cudaGetDevice(&dev));
+  const Key key{dev, fn, block, sharedBytes};
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    const auto it = known.find(key);
+    if (it != known.end()) return it->second;
+  }
+  Residency r;
+  PENUMBRA_CUDA_CHECK(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&r.blocksPerSm, fn, block, sharedBytes));
+  PENUMBRA_CUDA_CHECK(cudaDeviceGetAttribute(&r.sms, cudaDevAttrMultiProcessorCount, dev));
+  const std::lock_guard<std::mutex> lock(mutex);
+  known.emplace(key, r);
+  return r;
 }
 
 /// fn: the kernel (its host stub, as `(const void*)kernel<...>`); block: threads per block of
@@ -67,9 +107,7 @@ inline void describeKernel(const void* fn, int block, KernelProfile& p) {
         cudaDeviceGetAttribute(&maxThreads, cudaDevAttrMaxThreadsPerMultiProcessor, dev));
     cudaFuncAttributes attr{};
     PENUMBRA_CUDA_CHECK(cudaFuncGetAttributes(&attr, fn));
-    int blocksPerSm = 0;
-    PENUMBRA_CUDA_CHECK(
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocksPerSm, fn, block, 0));
+    const int blocksPerSm = kernelResidency(fn, block).blocksPerSm;
     f.registers = attr.numRegs;
     f.shared = int(attr.sharedSizeBytes);
     f.occupancy = maxThreads > 0 ? double(blocksPerSm * block) / maxThreads : 0;
