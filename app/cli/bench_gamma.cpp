@@ -126,9 +126,10 @@ std::vector<BenchRow> benchGamma(int reps, const std::string& writeCaseDir) {
     req.criteria.dosePercent = crit;
     req.criteria.distanceMm = crit;
     req.criteria.cutoffPercent = 10;
-    // PENUMBRA_GAMMA_BUDGET, _GROUP, _STACK and _SKIP: the CUDA search's step budget, lanes per
-    // long point, stack entries and boxes passed over a step (CudaGammaTuning; budget 0 = one
-    // lane a point to the end), to compare schedules in one run.
+    // PENUMBRA_GAMMA_BUDGET, _GROUP, _STACK, _SKIP and _SLAB: the CUDA search's step budget,
+    // lanes per long point, stack entries, boxes passed over a step and log2 of the points a
+    // slab (CudaGammaTuning; budget 0 = one lane a point to the end), to compare schedules in
+    // one run.
     auto envInt = [](const char* name, int& v) {
       if (const char* e = std::getenv(name); e && *e) v = std::atoi(e);
     };
@@ -136,6 +137,7 @@ std::vector<BenchRow> benchGamma(int reps, const std::string& writeCaseDir) {
     envInt("PENUMBRA_GAMMA_STACK", req.cudaTuning.stackItems);
     envInt("PENUMBRA_GAMMA_GROUP", req.cudaTuning.laneGroup);
     envInt("PENUMBRA_GAMMA_SKIP", req.cudaTuning.skipLimit);
+    envInt("PENUMBRA_GAMMA_SLAB", req.cudaTuning.slabPointsLog2);
     char variant[64];
     std::snprintf(variant, sizeof variant, "%g%%/%gmm global", crit, crit);
 

@@ -56,6 +56,9 @@ void checkCriteria(const GammaCriteria& c, const CudaGammaTuning& t) {
             " must be 0 (off) or positive");
   if (t.skipLimit < 0 || t.skipLimit > 64)
     invalid("CUDA gamma skip limit " + std::to_string(t.skipLimit) + " must be in [0, 64]");
+  if (t.slabPointsLog2 < 10 || t.slabPointsLog2 > 31)
+    invalid("CUDA gamma slab size 2^" + std::to_string(t.slabPointsLog2) +
+            " points must be in [2^10, 2^31]");
   if (t.stackItems < 64 || t.stackItems > 4096)
     invalid("CUDA gamma stack of " + std::to_string(t.stackItems) +
             " entries must be in [64, 4096]");

@@ -78,6 +78,10 @@ struct CudaGammaTuning {
   int skipLimit = 2;
   int laneGroup = 16;
   int stackItems = 512;
+  /// Points a slab holds, as a power of two (compare_cuda.cu: slabs are classified, then searched
+  /// one after the other, and each slab's gamma downloads while the next is searched, so the
+  /// last slab's download is what follows the search).
+  int slabPointsLog2 = 23;
 };
 
 struct CompareRequest {

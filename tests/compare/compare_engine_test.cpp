@@ -51,6 +51,9 @@ TEST(CompareEngine, BadInputIsRefusedWithTheReason) {
   r.cudaTuning.skipLimit = -1;
   expectError(r, "CUDA gamma skip limit -1 must be in [0, 64]");
   r = smallCase();
+  r.cudaTuning.slabPointsLog2 = 40;
+  expectError(r, "CUDA gamma slab size 2^40 points must be in [2^10, 2^31]");
+  r = smallCase();
   r.cudaTuning.laneGroup = 4;
   expectError(r, "CUDA gamma lane group of 4 must be 8, 16 or 32");
   r = smallCase();

@@ -253,9 +253,12 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
   // Slab size on box4-256 (2 %/2 mm, one H100, 2026-11-26, with the lane groups), search span:
   // 2^21 points (8 slabs) 2.44 ms and 2^22 (4) 2.36 ms with half the blocks a launch, 2^23 (2)
   // 1.94 ms with half and 1.85 ms with all, one slab 2.0 ms but the whole call 1.2 ms longer (no
-  // download hidden). Before the lane groups 2^22 was best (the fifth session).
+  // download hidden). Before the lane groups 2^22 was best (the fifth session). Again on one
+  // H200 (2026-11-27, statistics 0.07 ms): 2^22 2.20-2.25 ms and 2^21 2.20-2.40 ms whole call
+  // (50 ms apart) against 2.15-2.17 ms for 2^23 (CudaGammaTuning::slabPointsLog2).
+  const long long slabPoints = 1ll << tuning.slabPointsLog2;
   const int slabSlices = int(std::max<long long>(
-      {1, (1ll << 23) / std::max(1ll, slice), ((long long)g.dims[2] + kMaxSlabs - 1) / kMaxSlabs}));
+      {1, slabPoints / std::max(1ll, slice), ((long long)g.dims[2] + kMaxSlabs - 1) / kMaxSlabs}));
   const int slabs = (g.dims[2] + slabSlices - 1) / slabSlices;
   penumbra::cuda::KernelStats classifyStats, searchStats, statsStats;
   classifyStats.fn = (const void*)classifyKernel;
@@ -265,7 +268,7 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
     job.checkCancel();
     const int k0 = b * slabSlices, k1 = std::min(g.dims[2], k0 + slabSlices);
     const long long points = (long long)(k1 - k0) * slice;
-    const int blocks = int((points + kBlock - 1) / kBlock);
+    const int blocks = int((points + kBlock * kClassifyPoints - 1) / (kBlock * kClassifyPoints));
     classifyStats.grid = blocks;
     classify.begin(stream);
     classifyKernel<<<blocks, kBlock, 0, stream>>>(s, W.ref.get(), r.mask ? W.mask.get() : nullptr,

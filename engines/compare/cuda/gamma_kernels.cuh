@@ -1,9 +1,9 @@
 #pragma once
 // The kernels of the CUDA comparison (launched by compare_cuda.cu), in three steps:
-//  1. classifyKernel, one thread per reference point: its class (evaluated, below the cut-off,
-//     outside the mask or the evaluated dose) and dose difference; the points that need a gamma
-//     are appended to a list (their order in it does not matter: each point's result is
-//     written at its own index, so the output is the same whatever the order);
+//  1. classifyKernel, kClassifyPoints reference points a thread: each one's class (evaluated,
+//     below the cut-off, outside the mask or the evaluated dose) and dose difference; the points
+//     that need a gamma are appended to a list (their order in it does not matter: each point's
+//     result is written at its own index, so the output is the same whatever the order);
 //  2. searchKernel, persistent warps over that list: each lane runs GammaSearch (the same code
 //     as the CPU reference, the search in float, positions in double) one box per loop turn,
 //     and a lane whose point is finished takes the next one from the list while its neighbours
@@ -76,64 +76,89 @@ __device__ __forceinline__ void pointIndex(const PointSetup<float>& s, long long
   j = int(row - unsigned(k) * ny);
 }
 
+/// Points a classification thread takes (kBlock apart, so that each of its loads is coalesced).
+constexpr int kClassifyPoints = 4;
+
 __global__ void __launch_bounds__(kBlock)
     classifyKernel(PointSetup<float> s, const float* __restrict__ ref,
                    const std::uint8_t* __restrict__ mask, float* __restrict__ gamma,
                    float* __restrict__ diff, unsigned* __restrict__ list, int firstSlice,
                    int lastSlice, int slab, unsigned long long* counters) {
+  // A block classifies kClassifyPoints * kBlock consecutive points, each thread kClassifyPoints
+  // of them: the block's share of the list (ballots, shared counts, three atomics, two barriers)
+  // and the kernel's set-up were ~a third of a thread's instructions with one point a thread
+  // (ncu, H200, 2026-11-27: 0.11 ms a slab of 2^23 points, issue-bound, 79 % of SM throughput).
   const long long slice = (long long)s.refDims[0] * s.refDims[1];
-  const long long at = (long long)firstSlice * slice + (long long)blockIdx.x * kBlock + threadIdx.x;
-  const bool inside = at < (long long)lastSlice * slice;
-  bool needsGamma = false;
-  if (inside) {
-    int i, j, k;
-    pointIndex(s, at, i, j, k);
-    const float nan = __int_as_float(0x7fc00000);
-    PointSetup<float> classify = s;
-    classify.gamma = false;  // the difference and the class only; the search comes next
-    const PointOutcome o =
-        comparePoint(classify, i, j, k, __ldg(ref + at), mask ? __ldg(mask + at) != 0 : true);
-    diff[at] = o.cls == kOutsideEvaluated ? nan : o.difference;
-    gamma[at] = nan;
-    needsGamma = o.cls == kEvaluated && s.gamma;
+  const long long first = (long long)firstSlice * slice +
+                          (long long)blockIdx.x * (kBlock * kClassifyPoints) + threadIdx.x;
+  const long long stop = (long long)lastSlice * slice;
+  const float nan = __int_as_float(0x7fc00000);
+  PointSetup<float> classify = s;
+  classify.gamma = false;  // the difference and the class only; the search comes next
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  unsigned lanes[kClassifyPoints];
+#pragma unroll
+  for (int u = 0; u < kClassifyPoints; ++u) {
+    const long long at = first + (long long)u * kBlock;
+    bool needsGamma = false;
+    if (at < stop) {
+      int i, j, k;
+      pointIndex(s, at, i, j, k);
+      const PointOutcome o =
+          comparePoint(classify, i, j, k, __ldg(ref + at), mask ? __ldg(mask + at) != 0 : true);
+      diff[at] = o.cls == kOutsideEvaluated ? nan : o.difference;
+      gamma[at] = nan;
+      needsGamma = o.cls == kEvaluated && s.gamma;
+    }
+    lanes[u] = __ballot_sync(0xffffffffu, needsGamma);
   }
   // One atomic a block for the list and one for each end of the slab's listed range (the
   // warps' counts and ends meet in shared memory): same-address atomics serialise in L2. With
-  // one a warp (box4-256, one H100, 2026-11-26) the classification took 0.24 ms, now 0.22 ms,
-  // and the search 1.78 -> 1.72 ms (2 %/2 mm): a block's points now lie together in the list,
-  // so a warp's lanes search neighbouring points.
-  __shared__ unsigned warpCount[kBlock / 32];
-  __shared__ long long warpFirst[kBlock / 32], warpLast[kBlock / 32];
+  // one a warp (box4-256, one H100, 2026-11-26) the classification took 0.24 ms, then 0.22 ms,
+  // and the search 1.78 -> 1.72 ms (2 %/2 mm): a block's points lie together in the list, in
+  // index order, so a warp's lanes search neighbouring points.
+  constexpr int kParts = kClassifyPoints * (kBlock / 32);  // (point round, warp), index order
+  __shared__ unsigned partCount[kParts];
+  __shared__ long long partFirst[kParts], partLast[kParts];
   __shared__ unsigned blockBase;
-  const unsigned lanes = __ballot_sync(0xffffffffu, needsGamma);
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   if (lane == 0) {
-    warpCount[warp] = unsigned(__popc(lanes));
-    warpFirst[warp] = lanes ? at + (__ffs(lanes) - 1) : (1ll << 62);
-    warpLast[warp] = lanes ? at + (31 - __clz(lanes)) : -1;
+#pragma unroll
+    for (int u = 0; u < kClassifyPoints; ++u) {
+      const int q = u * (kBlock / 32) + warp;
+      const long long at = first - lane + (long long)u * kBlock;  // lane 0's point
+      partCount[q] = unsigned(__popc(lanes[u]));
+      partFirst[q] = lanes[u] ? at + (__ffs(lanes[u]) - 1) : (1ll << 62);
+      partLast[q] = lanes[u] ? at + (31 - __clz(lanes[u])) : -1;
+    }
   }
   __syncthreads();
   if (threadIdx.x == 0) {
     unsigned total = 0;
-    long long first = 1ll << 62, last = -1;
-    for (int w = 0; w < kBlock / 32; ++w) {
-      total += warpCount[w];
-      first = warpFirst[w] < first ? warpFirst[w] : first;
-      last = warpLast[w] > last ? warpLast[w] : last;
+    long long lo = 1ll << 62, hi = -1;
+    for (int q = 0; q < kParts; ++q) {
+      total += partCount[q];
+      lo = partFirst[q] < lo ? partFirst[q] : lo;
+      hi = partLast[q] > hi ? partLast[q] : hi;
     }
     if (total) {
       blockBase = unsigned(atomicAdd(counters + kListed, (unsigned long long)total));
       // The slab's range of listed indices: only that range of the gamma volume is
       // downloaded, the rest is NaN on both sides.
-      atomicMax(counters + kFirstListed + slab, kListedKey - (unsigned long long)first);
-      atomicMax(counters + kEndListed + slab, (unsigned long long)last + 1ull);
+      atomicMax(counters + kFirstListed + slab, kListedKey - (unsigned long long)lo);
+      atomicMax(counters + kEndListed + slab, (unsigned long long)hi + 1ull);
     }
   }
   __syncthreads();
-  if (needsGamma) {
-    unsigned offset = blockBase + unsigned(__popc(lanes & ((1u << lane) - 1u)));
-    for (int w = 0; w < warp; ++w) offset += warpCount[w];
-    list[offset] = unsigned(at);
+  unsigned before = blockBase;  // list entries of this block's earlier parts
+#pragma unroll
+  for (int u = 0; u < kClassifyPoints; ++u) {
+    const int q0 = u * (kBlock / 32);
+    unsigned offset = before;
+    for (int w = 0; w < warp; ++w) offset += partCount[q0 + w];
+    if ((lanes[u] >> lane) & 1u)
+      list[offset + unsigned(__popc(lanes[u] & ((1u << lane) - 1u)))] =
+          unsigned(first + (long long)u * kBlock);
+    for (int w = 0; w < kBlock / 32; ++w) before += partCount[q0 + w];
   }
 }
 
