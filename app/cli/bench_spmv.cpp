@@ -1,6 +1,7 @@
 // `penumbra-cli bench spmv` (issues 5 and 14): d = D w and g = D^T r on fp16 CSR dose matrices,
 // the paper's warp-per-row kernel (baseline), csr_spmv_binned_delta16, csr_spmv_segmented_steps
-// (StepCsr) and cuSPARSE fp32 CSR side by side, against the multi-threaded CPU reference.
+// (StepCsr), csr_spmv_sliced_offset8 (SlicedOffset8) and cuSPARSE fp32 CSR side by side, against
+// the multi-threaded CPU reference.
 //
 // Cases: synthetic liver-1 and prostate-1 (the paper's Table I sizes, structure documented in
 // engines/spmv/synthetic.hpp, seed 2021), and the dose matrices the proton engine builds for
@@ -13,13 +14,16 @@
 // realBytes: every array of its layout read once, y written and x read once, 8 B per row and
 // column; cuSPARSE: fp32 values and int32 columns, 4 B per row offset, 4 B per row and column of
 // its fp32 vectors) per non-zero, and that traffic in % of the measured copy bandwidth. The real
-// bytes of each layout are printed without a GPU too (the StepCsr encoded on the CPU).
+// bytes of each layout are printed without a GPU too (the StepCsr and SlicedOffset8 encoded on
+// the CPU).
 // Environment (for scripts/spmv-tune): PENUMBRA_SPMV_CASES="prostate-1,liver-1,..." limits the
 // cases; PENUMBRA_SPMV_VARIANTS="v8u1s32t4096,v8u1s16t4096" lists csr_spmv_binned_delta16
 // configurations (entries per load, loads in flight, lanes per row, long-row threshold; default
 // Delta16Config{}); PENUMBRA_SPMV_STEP_VARIANTS="s0t0l1,s8t256l2" lists csr_spmv_segmented_steps
 // variants (StepCsr step bits 4 or 8 and groups per task, 0: the encoder's choice; lanes per
-// group 1 or 2; default: both lane mappings on the encoder's choice).
+// group 1 or 2; default: both lane mappings on the encoder's choice);
+// PENUMBRA_SPMV_OFFSET8_VARIANTS="c4,c8,c16" lists csr_spmv_sliced_offset8 chunks (256 entries)
+// per warp task (default "c8").
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -65,6 +69,13 @@ StepCsrOptions parseStepVariant(const std::string& s) {  // "s4t256l2"
     PENUMBRA_THROW(InvalidArgument,
                    "bench spmv: bad step variant '" + s + "' (expected e.g. s0t0l1 or s4t256l2)");
   o.taskGroups = t;
+  return o;
+}
+
+SlicedOffset8Options parseOffset8Variant(const std::string& s) {  // "c8"
+  SlicedOffset8Options o;
+  if (std::sscanf(s.c_str(), "c%d", &o.chunksPerTask) != 1 || o.chunksPerTask < 1)
+    PENUMBRA_THROW(InvalidArgument, "bench spmv: bad offset8 variant '" + s + "' (expected e.g. c8)");
   return o;
 }
 
@@ -123,6 +134,23 @@ void printLayoutBytes(const std::string& name, const std::string& tag, const Hal
   std::fflush(stdout);
 }
 
+/// The same for the SlicedOffset8 (no GPU needed).
+void printOffset8Bytes(const std::string& name, const std::string& tag, const HalfCsr& a,
+                       const SlicedOffset8& s, double encodeS) {
+  const double n = double(std::max<std::int64_t>(a.nnz(), 1));
+  const SlicedOffset8Bytes b = slicedOffset8Bytes(s);
+  std::printf(
+      "spmv: %s %s real bytes per non-zero (y and x included): offset8 %.3f (values %.3f + offsets "
+      "%.3f + high %.3f + headers %.3f + rows %.3f + tasks %.3f + vectors %.3f; %lld slices, %.1f "
+      "%% wide, %.1f %% padding, %zu tasks of %d chunks, %zu rows cut; encoded in %.1f s)\n",
+      name.c_str(), tag.c_str(), b.total() / n, b.values / n, b.offsets / n, b.high / n,
+      b.headers / n, b.rows / n, b.tasks / n, b.vectors / n, (long long)s.nSlices,
+      100.0 * double(s.wideSlices) / double(std::max<std::int64_t>(s.nSlices, 1)),
+      100.0 * (1.0 - n / double(std::max<std::int64_t>(s.nChunks * SlicedOffset8::kChunkEntries, 1))),
+      s.tasks.size(), s.chunksPerTask, s.splitRows.size(), encodeS);
+  std::fflush(stdout);
+}
+
 }  // namespace
 
 std::vector<BenchRow> benchSpmv(int reps) {
@@ -135,6 +163,9 @@ std::vector<BenchRow> benchSpmv(int reps) {
   std::vector<StepCsrOptions> stepVariants;
   for (const auto& v : splitList(std::getenv("PENUMBRA_SPMV_STEP_VARIANTS"), "s0t0l1,s0t0l2"))
     stepVariants.push_back(parseStepVariant(v));
+  std::vector<SlicedOffset8Options> offset8Variants;
+  for (const auto& v : splitList(std::getenv("PENUMBRA_SPMV_OFFSET8_VARIANTS"), "c8"))
+    offset8Variants.push_back(parseOffset8Variant(v));
   std::string why;
   const bool gpu = !queryCudaDevices(&why).empty();
   if (!gpu) std::cout << "spmv: CUDA rows skipped, no usable GPU (" << why << "); CPU reference only\n";
@@ -169,6 +200,11 @@ std::vector<BenchRow> benchSpmv(int reps) {
       t0 = std::chrono::steady_clock::now();
       const StepCsr encoded = encodeStepCsr(a, stepVariants.front());
       printLayoutBytes(name, tag, a, encoded, secondsSince(t0));
+      {  // freed before the GPU runs: a SlicedOffset8 of liver-1 is ~4.8 GB on the host
+        t0 = std::chrono::steady_clock::now();
+        const SlicedOffset8 sliced = encodeSlicedOffset8(a, offset8Variants.front());
+        printOffset8Bytes(name, tag, a, sliced, secondsSince(t0));
+      }
       if (!gpu) continue;
       spmvbench::GpuVectors vec(x, a.rows);
       KernelRun base, cus;
@@ -193,6 +229,16 @@ std::vector<BenchRow> benchSpmv(int reps) {
         stepLayout.steps = true;
         CudaSpmvMatrix dev(a, stepLayout, {}, o);
         steps.push_back(spmvbench::runKernel(dev, SpmvKernel::SegmentedSteps, vec, ref, reps));
+      }
+      std::vector<KernelRun> offset8;
+      std::int64_t offset8Wide = 0;
+      for (const SlicedOffset8Options& o : offset8Variants) {
+        SpmvLayouts layout;
+        layout.delta16 = false;
+        layout.offset8 = true;
+        CudaSpmvMatrix dev(a, layout, {}, {}, 0, o);
+        offset8Wide = dev.offset8WideSlices();
+        offset8.push_back(spmvbench::runKernel(dev, SpmvKernel::SlicedOffset8, vec, ref, reps));
       }
       auto addRow = [&](KernelRun run, const std::string& extra) {
         KernelProfile p = run.profile;
@@ -231,6 +277,10 @@ std::vector<BenchRow> benchSpmv(int reps) {
       for (const KernelRun& run : steps)
         addRow(run, fmt(", %.0f regs", run.profile.registersPerThread) +
                         fmt(", occupancy %.0f %%", 100 * run.profile.theoreticalOccupancy));
+      for (const KernelRun& run : offset8)
+        addRow(run, fmt(", %.0f regs", run.profile.registersPerThread) +
+                        fmt(", occupancy %.0f %%", 100 * run.profile.theoreticalOccupancy) + ", " +
+                        std::to_string(offset8Wide) + " wide slices");
       addRow(cus, ", fp32 values and vectors (8 B per entry moved)");
     }
   }

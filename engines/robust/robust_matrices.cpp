@@ -41,6 +41,7 @@ spmv::SpmvLayouts layoutsOf(const spmv::SpmvOptions& o) {
   l.baseline = o.withBaseline || o.kernel == spmv::SpmvKernel::WarpPerRow;
   l.delta16 = o.kernel == spmv::SpmvKernel::BinnedDelta16;
   l.steps = o.kernel == spmv::SpmvKernel::SegmentedSteps;
+  l.offset8 = o.kernel == spmv::SpmvKernel::SlicedOffset8;
   return l;
 }
 

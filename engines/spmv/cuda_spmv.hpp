@@ -9,6 +9,7 @@
 #include "core/kernel_profile.hpp"
 #include "spmv/device_half_csr.hpp"
 #include "spmv/half_csr.hpp"
+#include "spmv/sliced_offset8.hpp"
 #include "spmv/step_csr.hpp"
 
 namespace penumbra::spmv {
@@ -17,6 +18,7 @@ enum class SpmvKernel {
   WarpPerRow,      ///< "csr_spmv_warp_per_row": Liu et al.'s kernel, the baseline
   BinnedDelta16,   ///< "csr_spmv_binned_delta16": row bins + 16-bit column deltas (optimised)
   SegmentedSteps,  ///< "csr_spmv_segmented_steps": warp tasks over a StepCsr (issue 14)
+  SlicedOffset8,   ///< "csr_spmv_sliced_offset8": 32-entry row slices, 8-bit offsets (issue 14)
 };
 const char* kernelName(SpmvKernel k);
 /// The layout kernel k reads (plus the baseline's int32 indices when `withBaseline`).
@@ -39,9 +41,10 @@ public:
   /// int32 indices the warp-per-row kernel reads. Refuses (OutOfMemory, sizes in the message)
   /// before allocating when the device's free memory does not hold it.
   CudaSpmvMatrix(const HalfCsr& m, bool withBaseline, Delta16Config config = {}, int threads = 0);
-  /// The same with any set of layouts (the StepCsr is encoded with `steps`, threads included).
+  /// The same with any set of layouts (the StepCsr is encoded with `steps`, the SlicedOffset8
+  /// with `offset8`, threads included).
   CudaSpmvMatrix(const HalfCsr& m, const SpmvLayouts& layouts, Delta16Config config = {},
-                 StepCsrOptions steps = {}, int threads = 0);
+                 StepCsrOptions steps = {}, int threads = 0, SlicedOffset8Options offset8 = {});
   /// A matrix already on the GPU, adopted without a copy: its arrays become this object's, the
   /// delta16 layout is built on the device (the same layout as the host planner's), and the
   /// int32 indices are kept only `withBaseline` (else released: 4 B per entry). `m` is left empty.
@@ -64,6 +67,9 @@ public:
   /// Step width (4 or 8) and task size (groups) of the StepCsr; 0 without the steps layout.
   int stepBits() const;
   std::int64_t stepTaskGroups() const;
+  /// Chunks per task and wide slices of the SlicedOffset8; 0 without the offset8 layout.
+  int offset8ChunksPerTask() const;
+  std::int64_t offset8WideSlices() const;
 
   /// y = A x on `stream` (a cudaStream_t; null: the default stream). dX: cols doubles,
   /// dY: rows doubles, both on the device. Every row of y is written.

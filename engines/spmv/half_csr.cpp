@@ -109,7 +109,9 @@ SpmvMemoryEstimate estimateDeviceBytes(std::int64_t rows, std::int64_t cols, std
   // plan (16 B per row at most); baseline: int32 indices (and the values and offsets). steps:
   // entries of rows padded to groups of 8 (2 B value + 1 B step at most), every step an escape
   // (4 B, a bound, not a case), 12 B of row starts per row, 32 B per task of at least 32 groups
-  // (record and two sums) or per row.
+  // (record and two sums) or per row. offset8: entries of rows padded to slices of 32 (2 B value +
+  // 1 B offset + 2 B high part, every slice wide: a bound), 4 B header and 4 B chunk base per
+  // slice, 4 B per row, 24 B per task (record and two sums) of at least one chunk.
   auto one = [&](std::int64_t r) {
     const double n = double(nnz) + 512;
     double b = 0;
@@ -120,6 +122,10 @@ SpmvMemoryEstimate estimateDeviceBytes(std::int64_t rows, std::int64_t cols, std
       const double padded = double(nnz) + 7.0 * double(r) + 8.0 * 64;
       b += 3 * padded + 4.0 * double(nnz) + 12.0 * double(r + 32) +
            32.0 * (padded / 8 / 32 + double(r) + 1);
+    }
+    if (layouts.offset8) {
+      const double padded = double(nnz) + 31.0 * double(r) + 256.0;
+      b += 5 * padded + 8.0 * padded / 32 + 4.0 * double(r) + 24.0 * (padded / 256 + 1);
     }
     return b;
   };

@@ -44,13 +44,15 @@ struct SpmvLayouts {
   bool baseline = false;  ///< int32 column indices (csr_spmv_warp_per_row, the cuSPARSE yardstick)
   bool delta16 = true;    ///< 16-bit column deltas in slices (csr_spmv_binned_delta16)
   bool steps = false;     ///< StepCsr, 4- or 8-bit column steps (csr_spmv_segmented_steps)
+  bool offset8 = false;   ///< SlicedOffset8, 8-bit offsets in row slices (csr_spmv_sliced_offset8)
 };
 
 /// Device memory the CUDA SpMV engine needs for D and D^T of this size, before any allocation
 /// (worst cases, since the layouts depend on the columns): per matrix, for delta16 the fp16
 /// values, the 16-bit column deltas (every slice wide), the row plan and the offsets; for the
 /// baseline the int32 indices too; for steps 2 + 1 B per entry of rows padded to 8, every step an
-/// escape (4 B), 12 B per row and the task records; and the four double vectors (w, d, r, g).
+/// escape (4 B), 12 B per row and the task records; for offset8 3 B per entry of rows padded to
+/// 32, every slice wide (2 B more), headers, rows and tasks; and the four double vectors.
 struct SpmvMemoryEstimate {
   double matrixBytes = 0;      ///< D
   double transposeBytes = 0;   ///< D^T

@@ -19,6 +19,8 @@ const char* kernelName(SpmvKernel k) {
       return "csr_spmv_warp_per_row";
     case SpmvKernel::SegmentedSteps:
       return "csr_spmv_segmented_steps";
+    case SpmvKernel::SlicedOffset8:
+      return "csr_spmv_sliced_offset8";
     case SpmvKernel::BinnedDelta16:
       break;
   }
@@ -30,6 +32,7 @@ SpmvLayouts layoutsFor(SpmvKernel k, bool withBaseline) {
   l.baseline = withBaseline || k == SpmvKernel::WarpPerRow;
   l.delta16 = k == SpmvKernel::BinnedDelta16;
   l.steps = k == SpmvKernel::SegmentedSteps;
+  l.offset8 = k == SpmvKernel::SlicedOffset8;
   return l;
 }
 
@@ -90,12 +93,14 @@ SpmvEngine::SpmvEngine(HalfCsr d, const SpmvOptions& options, const JobControl& 
   job.report(0.3, "uploading D");
   StepCsrOptions steps = options.steps;
   if (steps.threads == 0) steps.threads = options.cpuThreads;
-  gpu_->d =
-      std::make_unique<CudaSpmvMatrix>(d_, layouts, options.config, steps, options.cpuThreads);
+  SlicedOffset8Options offset8 = options.offset8;
+  if (offset8.threads == 0) offset8.threads = options.cpuThreads;
+  gpu_->d = std::make_unique<CudaSpmvMatrix>(d_, layouts, options.config, steps, options.cpuThreads,
+                                             offset8);
   job.checkCancel();
   job.report(0.6, "uploading D^T");
-  gpu_->dt =
-      std::make_unique<CudaSpmvMatrix>(dt_, layouts, options.config, steps, options.cpuThreads);
+  gpu_->dt = std::make_unique<CudaSpmvMatrix>(dt_, layouts, options.config, steps,
+                                              options.cpuThreads, offset8);
   job.report(1.0, "ready");
 }
 

@@ -34,6 +34,7 @@ struct SpmvOptions {
   bool withBaseline = false;  ///< keep the int32 indices for the paper's kernel on the GPU
   Delta16Config config;       ///< csr_spmv_binned_delta16
   StepCsrOptions steps;       ///< csr_spmv_segmented_steps (threads 0: cpuThreads)
+  SlicedOffset8Options offset8;  ///< csr_spmv_sliced_offset8 (threads 0: cpuThreads)
   int cpuThreads = 0;         ///< 0: all hardware threads
 };
 

@@ -14,7 +14,10 @@ namespace {
 }  // namespace
 
 CudaSpmvMatrix::CudaSpmvMatrix(const HalfCsr&, bool, Delta16Config, int) { noCuda(); }
-CudaSpmvMatrix::CudaSpmvMatrix(const HalfCsr&, const SpmvLayouts&, Delta16Config, StepCsrOptions, int) { noCuda(); }
+CudaSpmvMatrix::CudaSpmvMatrix(const HalfCsr&, const SpmvLayouts&, Delta16Config, StepCsrOptions, int,
+                               SlicedOffset8Options) {
+  noCuda();
+}
 CudaSpmvMatrix::CudaSpmvMatrix(DeviceHalfCsr&&, bool, Delta16Config) { noCuda(); }
 CudaSpmvMatrix::~CudaSpmvMatrix() = default;
 std::int64_t CudaSpmvMatrix::rows() const { noCuda(); }
@@ -28,6 +31,8 @@ void CudaSpmvMatrix::reconfigure(const Delta16Config&) { noCuda(); }
 const SpmvLayouts& CudaSpmvMatrix::layouts() const { noCuda(); }
 int CudaSpmvMatrix::stepBits() const { noCuda(); }
 std::int64_t CudaSpmvMatrix::stepTaskGroups() const { noCuda(); }
+int CudaSpmvMatrix::offset8ChunksPerTask() const { noCuda(); }
+std::int64_t CudaSpmvMatrix::offset8WideSlices() const { noCuda(); }
 double CudaSpmvMatrix::realBytes(SpmvKernel) const { noCuda(); }
 void CudaSpmvMatrix::apply(const double*, double*, SpmvKernel, void*) const { noCuda(); }
 void CudaSpmvMatrix::applyHost(const double*, double*, SpmvKernel) const { noCuda(); }

@@ -1,6 +1,7 @@
 #pragma once
-// A CPU emulation of one CUDA warp, for running csr_spmv_segmented_steps' warp algorithm
-// (engines/spmv/segmented_steps_warp.hpp) in the CPU tests. The 32 lanes are fibers (ucontext)
+// A CPU emulation of one CUDA warp, for running the warp algorithms of csr_spmv_segmented_steps
+// (engines/spmv/segmented_steps_warp.hpp) and csr_spmv_sliced_offset8
+// (engines/spmv/sliced_offset8_warp.hpp) in the CPU tests. The 32 lanes are fibers (ucontext)
 // of one thread that take turns: a lane runs until its next warp-wide operation (shuffle, ballot,
 // any, reduce, __syncwarp), then hands over to the next lane, as the lanes of a warp meet there.
 // (Lanes as 32 threads with a condition-variable barrier took ~6 ms per block of 256 entries on
@@ -10,7 +11,8 @@
 // - cp.async is emulated as it can behave: a copy lands only when its lane waits for its group,
 //   and the destination is poisoned when the copy is issued, so reading a stage too early reads
 //   garbage instead of passing by luck.
-// - Gathers of x are bounds-checked: a wrong column is counted, not read.
+// - Gathers of x are bounds-checked: a wrong column is counted, not read. So are the streaming
+//   loads of the sliced_offset8 algorithm, against the arrays registered in Shared::streams.
 // The arithmetic is the kernel's (std::fma, the same additions in the same order), so the GPU
 // must give the emulation's result bit for bit.
 #include <ucontext.h>
@@ -27,6 +29,7 @@
 
 #include "spmv/half_float.hpp"
 #include "spmv/segmented_steps_warp.hpp"
+#include "spmv/sliced_offset8_warp.hpp"
 
 namespace penumbra::spmv::test {
 
@@ -98,6 +101,9 @@ class EmulatedWarp {
         std::vector<unsigned char>(segmented_steps::kStages * segmented_steps::kStageBytes);
     std::size_t xSize = 0;
     std::int64_t badColumns = 0;
+    /// Arrays that loadStream / loadUniform may read (begin, bytes); reads outside are counted in
+    /// badColumns and return zeros.
+    std::vector<std::pair<const unsigned char*, std::size_t>> streams;
   };
 
   EmulatedWarp(Shared& s, int lane) : s_(s), lane_(lane) {}
@@ -157,7 +163,32 @@ class EmulatedWarp {
   }
   static double halfToDouble(std::uint16_t h) { return double(halfBitsToFloat(h)); }
 
+  // Streaming loads of sliced_offset8_warp.hpp (on the GPU: ld.global.nc.L1::no_allocate).
+  void loadStream(const std::uint16_t* p, std::uint32_t (&w)[4]) { read(p, w, sizeof w); }
+  void loadStream(const std::uint8_t* p, std::uint32_t (&w)[2]) { read(p, w, sizeof w); }
+  std::uint32_t loadStream(const std::uint32_t* p) {
+    std::uint32_t w = 0;
+    read(p, &w, sizeof w);
+    return w;
+  }
+  std::uint16_t loadStream(const std::uint16_t* p) {
+    std::uint16_t w = 0;
+    read(p, &w, sizeof w);
+    return w;
+  }
+  std::uint32_t loadUniform(const std::uint32_t* p) { return loadStream(p); }
+
  private:
+  void read(const void* p, void* out, std::size_t n) {
+    const auto* b = static_cast<const unsigned char*>(p);
+    for (const auto& [begin, bytes] : s_.streams)
+      if (b >= begin && b + n <= begin + bytes) {
+        std::memcpy(out, b, n);
+        return;
+      }
+    ++s_.badColumns;
+    std::memset(out, 0, n);
+  }
   struct Copy {
     unsigned char* dst;
     const void* src;
@@ -246,6 +277,59 @@ inline std::int64_t emulateSegmentedSteps(const StepCsr& s, const double* x, dou
   shared.fibers = &fibers;
   fibers.run();
   for (std::uint32_t i = 0; i < v.nSplit; ++i) segmented_steps::finishSplitRow(v, i, y);
+  return shared.badColumns;
+}
+
+/// The view of csr_spmv_sliced_offset8 on host arrays (partials poisoned with NaN).
+inline Offset8KernelView hostView(const SlicedOffset8& s, std::vector<double>& partials) {
+  Offset8KernelView v;
+  v.values = s.values.data();
+  v.offsetsLo = s.offsetsLo.data();
+  v.headers = s.headers.data();
+  v.high = s.high.data();
+  v.chunkWideBase = s.chunkWideBase.data();
+  v.nonEmptyRow = s.nonEmptyRow.data();
+  v.tasks = s.tasks.data();
+  v.emptyRuns = s.emptyRuns.data();
+  v.splitRows = s.splitRows.data();
+  partials.assign(2 * s.tasks.size(), std::nan(""));
+  v.partials = partials.data();
+  v.nTasks = std::uint32_t(s.tasks.size());
+  v.nEmpty = std::uint32_t(s.emptyRuns.size());
+  v.nSplit = std::uint32_t(s.splitRows.size());
+  v.chunksPerTask = std::uint32_t(s.chunksPerTask);
+  v.nSlices = std::uint64_t(s.nSlices);
+  v.nChunks = std::uint64_t(s.nChunks);
+  v.scale = s.scale;
+  return v;
+}
+
+/// y = A x by csr_spmv_sliced_offset8's algorithm: every task and empty run by one emulated warp,
+/// then the split rows; y is poisoned with NaN first. Returns the number of out-of-range gathers
+/// and stream loads.
+inline std::int64_t emulateSlicedOffset8(const SlicedOffset8& s, const double* x, double* y) {
+  std::fill(y, y + s.rows, std::nan(""));
+  std::vector<double> partials;
+  const Offset8KernelView v = hostView(s, partials);
+  EmulatedWarp::Shared shared;
+  shared.xSize = std::size_t(s.cols);
+  auto stream = [&](const auto& vec) {
+    shared.streams.push_back({reinterpret_cast<const unsigned char*>(vec.data()),
+                              vec.size() * sizeof(vec[0])});
+  };
+  stream(s.values);
+  stream(s.offsetsLo);
+  stream(s.headers);
+  stream(s.high);
+  stream(s.chunkWideBase);
+  LaneFibers fibers([&](int l) {
+    EmulatedWarp w(shared, l);
+    for (std::uint32_t t = 0; t < v.nTasks; ++t) sliced_offset8::runTask(w, v, t, x, y);
+    for (std::uint32_t i = 0; i < v.nEmpty; ++i) sliced_offset8::writeEmptyRun(w, v, i, y);
+  });
+  shared.fibers = &fibers;
+  fibers.run();
+  for (std::uint32_t i = 0; i < v.nSplit; ++i) sliced_offset8::finishSplitRow(v, i, y);
   return shared.badColumns;
 }
 

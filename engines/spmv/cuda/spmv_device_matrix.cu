@@ -1,5 +1,5 @@
-// CudaSpmvMatrix: plan on the host (spmv_plan.cpp, step_csr.cpp), refuse what does not fit,
-// upload, launch.
+// CudaSpmvMatrix: plan on the host (spmv_plan.cpp, step_csr.cpp, sliced_offset8.cpp), refuse what
+// does not fit, upload, launch.
 #include <cuda_runtime.h>
 
 #include <cmath>
@@ -10,6 +10,7 @@
 #include "core/cuda/stream_event.cuh"
 #include "core/device.hpp"
 #include "spmv/cuda/device_half_csr.cuh"
+#include "spmv/cuda/device_sliced_offset8.cuh"
 #include "spmv/cuda/device_step_csr.cuh"
 #include "spmv/cuda/spmv_kernels.cuh"
 #include "spmv/cuda_spmv.hpp"
@@ -33,6 +34,7 @@ struct CudaSpmvMatrix::Impl {
   SpmvLayouts layouts;
   std::int64_t wideSlices = 0, nonEmptyRows = 0;
   std::unique_ptr<cuda::DeviceStepCsr> steps;
+  std::unique_ptr<cuda::DeviceSlicedOffset8> offset8;
   DeviceBuffer<std::uint16_t> values, delta, wideHigh;
   DeviceBuffer<SliceRecord> slices;
   DeviceBuffer<std::int64_t> rowPtr;
@@ -73,7 +75,7 @@ CudaSpmvMatrix::CudaSpmvMatrix(const HalfCsr& m, bool withBaseline, Delta16Confi
                      threads) {}
 
 CudaSpmvMatrix::CudaSpmvMatrix(const HalfCsr& m, const SpmvLayouts& layouts, Delta16Config config,
-                               StepCsrOptions stepOptions, int threads)
+                               StepCsrOptions stepOptions, int threads, SlicedOffset8Options offset8Options)
     : impl_(std::make_unique<Impl>()) {
   Impl& s = *impl_;
   const auto devices = queryCudaDevices();
@@ -98,6 +100,8 @@ CudaSpmvMatrix::CudaSpmvMatrix(const HalfCsr& m, const SpmvLayouts& layouts, Del
   }
   StepCsr stepCsr;
   if (layouts.steps) stepCsr = encodeStepCsr(m, stepOptions);
+  SlicedOffset8 sliced;
+  if (layouts.offset8) sliced = encodeSlicedOffset8(m, offset8Options);
   s.wideSlices = cols.wideSlices();
   const double paddedNnz = layouts.delta16 ? double(cols.paddedNnz) : double(m.nnz());
   const double need = (csr ? 2.0 * paddedNnz + 8.0 * double(m.rows + 1) : 0.0) +
@@ -105,6 +109,7 @@ CudaSpmvMatrix::CudaSpmvMatrix(const HalfCsr& m, const SpmvLayouts& layouts, Del
                       double(cols.wideHigh.size()) * 2 + (layouts.baseline ? 4.0 * double(m.nnz()) : 0.0) +
                       16.0 * double(bins.longRows.size() + bins.warpRows.size()) +
                       8.0 * double(bins.emptyRuns.size()) + (layouts.steps ? stepCsrDeviceBytes(stepCsr) : 0.0) +
+                      (layouts.offset8 ? slicedOffset8DeviceBytes(sliced) : 0.0) +
                       8.0 * double(m.rows + m.cols);
   std::size_t freeB = 0, totalB = 0;
   PENUMBRA_CUDA_CHECK(cudaMemGetInfo(&freeB, &totalB));
@@ -124,6 +129,7 @@ CudaSpmvMatrix::CudaSpmvMatrix(const HalfCsr& m, const SpmvLayouts& layouts, Del
   if (layouts.baseline) put(s.colIdx, m.colIdx);
   s.uploadBins(bins);
   if (layouts.steps) s.steps = std::make_unique<cuda::DeviceStepCsr>(stepCsr, stepOptions.lanesPerGroup);
+  if (layouts.offset8) s.offset8 = std::make_unique<cuda::DeviceSlicedOffset8>(sliced);
   s.source = &m;
 }
 
@@ -186,6 +192,8 @@ const Delta16Config& CudaSpmvMatrix::config() const { return impl_->config; }
 const SpmvLayouts& CudaSpmvMatrix::layouts() const { return impl_->layouts; }
 int CudaSpmvMatrix::stepBits() const { return impl_->steps ? impl_->steps->stepBits() : 0; }
 std::int64_t CudaSpmvMatrix::stepTaskGroups() const { return impl_->steps ? impl_->steps->taskGroups() : 0; }
+int CudaSpmvMatrix::offset8ChunksPerTask() const { return impl_->offset8 ? impl_->offset8->chunksPerTask() : 0; }
+std::int64_t CudaSpmvMatrix::offset8WideSlices() const { return impl_->offset8 ? impl_->offset8->wideSlices() : 0; }
 const std::int64_t* CudaSpmvMatrix::deviceRowPtr() const { return impl_->rowPtr.get(); }
 const std::int32_t* CudaSpmvMatrix::deviceColIdx() const { return impl_->colIdx.get(); }
 const std::uint16_t* CudaSpmvMatrix::deviceValues() const { return impl_->values.get(); }
@@ -195,7 +203,8 @@ std::size_t CudaSpmvMatrix::deviceBytes() const {
   return 2 * (s.values.size() + s.delta.size() + s.wideHigh.size()) +
          sizeof(SliceRecord) * s.slices.size() + 8 * s.rowPtr.size() + 4 * s.colIdx.size() +
          sizeof(RowTask) * (s.longRows.size() + s.warpRows.size()) +
-         sizeof(EmptyRun) * s.emptyRuns.size() + std::size_t(s.steps ? s.steps->deviceBytes() : 0.0);
+         sizeof(EmptyRun) * s.emptyRuns.size() + std::size_t(s.steps ? s.steps->deviceBytes() : 0.0) +
+         std::size_t(s.offset8 ? s.offset8->deviceBytes() : 0.0);
 }
 
 void CudaSpmvMatrix::reconfigure(const Delta16Config& config) {
@@ -224,6 +233,9 @@ void CudaSpmvMatrix::apply(const double* dX, double* dY, SpmvKernel k, void* str
   } else if (k == SpmvKernel::SegmentedSteps) {
     PENUMBRA_REQUIRE(s.steps, InvalidArgument, "SpMV: csr_spmv_segmented_steps needs the steps layout");
     cuda::launchSegmentedSteps(s.steps->view(), s.steps->stepBits(), s.steps->lanesPerGroup(), dX, dY, st);
+  } else if (k == SpmvKernel::SlicedOffset8) {
+    PENUMBRA_REQUIRE(s.offset8, InvalidArgument, "SpMV: csr_spmv_sliced_offset8 needs the offset8 layout");
+    cuda::launchSlicedOffset8(s.offset8->view(), dX, dY, st);
   } else {
     PENUMBRA_REQUIRE(s.layouts.delta16, InvalidArgument, "SpMV: csr_spmv_binned_delta16 needs the delta16 layout");
     cuda::launchDelta16(s.view(), s.config.entriesPerLoad, s.config.loadsInFlight, s.config.lanesPerRow,
@@ -246,10 +258,13 @@ KernelProfile CudaSpmvMatrix::describe(SpmvKernel k) const {
   const Impl& s = *impl_;
   if (k == SpmvKernel::SegmentedSteps)
     PENUMBRA_REQUIRE(s.steps, InvalidArgument, "SpMV: csr_spmv_segmented_steps needs the steps layout");
+  if (k == SpmvKernel::SlicedOffset8)
+    PENUMBRA_REQUIRE(s.offset8, InvalidArgument, "SpMV: csr_spmv_sliced_offset8 needs the offset8 layout");
   const cuda::LaunchShape shape =
       k == SpmvKernel::WarpPerRow       ? cuda::warpPerRowShape(s.rows)
       : k == SpmvKernel::SegmentedSteps ? cuda::segmentedStepsShape(s.steps->view(), s.steps->stepBits(),
                                                                     s.steps->lanesPerGroup())
+      : k == SpmvKernel::SlicedOffset8  ? cuda::slicedOffset8Shape(s.offset8->view())
                                         : cuda::delta16Shape(s.view(), s.config.entriesPerLoad, s.config.loadsInFlight,
                                                              s.config.lanesPerRow, s.config.minBlocksPerSm);
   KernelProfile p;
@@ -258,6 +273,7 @@ KernelProfile CudaSpmvMatrix::describe(SpmvKernel k) const {
               : k == SpmvKernel::SegmentedSteps ? "s" + std::to_string(s.steps->stepBits()) + "t" +
                                                       std::to_string(s.steps->taskGroups()) + "l" +
                                                       std::to_string(s.steps->lanesPerGroup())
+              : k == SpmvKernel::SlicedOffset8  ? "c" + std::to_string(s.offset8->chunksPerTask())
                                                 : s.config.name();
   p.backend = "cuda";
   p.device = s.device;
@@ -288,6 +304,9 @@ double CudaSpmvMatrix::realBytes(SpmvKernel k) const {
     case SpmvKernel::SegmentedSteps:
       PENUMBRA_REQUIRE(s.steps, InvalidArgument, "SpMV: csr_spmv_segmented_steps needs the steps layout");
       return s.steps->bytes().total();
+    case SpmvKernel::SlicedOffset8:
+      PENUMBRA_REQUIRE(s.offset8, InvalidArgument, "SpMV: csr_spmv_sliced_offset8 needs the offset8 layout");
+      return s.offset8->bytes().total();
     case SpmvKernel::BinnedDelta16:
       PENUMBRA_REQUIRE(s.layouts.delta16, InvalidArgument, "SpMV: csr_spmv_binned_delta16 needs the delta16 layout");
       break;

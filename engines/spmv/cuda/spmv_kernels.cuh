@@ -1,11 +1,13 @@
 #pragma once
 // Launch wrappers of the SpMV kernels (definitions in csr_spmv_warp_per_row.cu,
-// csr_spmv_binned_delta16.cu and csr_spmv_segmented_steps.cu). Every wrapper checks its launch.
+// csr_spmv_binned_delta16.cu, csr_spmv_segmented_steps.cu and csr_spmv_sliced_offset8.cu). Every
+// wrapper checks its launch.
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
 #include "spmv/segmented_steps_warp.hpp"
+#include "spmv/sliced_offset8_warp.hpp"
 #include "spmv/spmv_plan.hpp"
 
 namespace penumbra::spmv::cuda {
@@ -45,5 +47,10 @@ void launchDelta16(const Delta16View& v, int entriesPerLoad, int loadsInFlight, 
 LaunchShape segmentedStepsShape(const StepKernelView& v, int stepBits, int lanesPerGroup);
 void launchSegmentedSteps(const StepKernelView& v, int stepBits, int lanesPerGroup, const double* x, double* y,
                           cudaStream_t stream);
+
+/// Launches csr_spmv_sliced_offset8 and, when rows are cut between tasks, the kernel that adds
+/// their pieces.
+LaunchShape slicedOffset8Shape(const Offset8KernelView& v);
+void launchSlicedOffset8(const Offset8KernelView& v, const double* x, double* y, cudaStream_t stream);
 
 }  // namespace penumbra::spmv::cuda

@@ -1,0 +1,115 @@
+// csr_spmv_sliced_offset8: y = A x on a SlicedOffset8 (sliced_offset8.hpp). The warp algorithm is
+// sliced_offset8_warp.hpp (shared with the CPU emulation in the tests); this file gives it the
+// warp intrinsics and the streaming loads, and launches it.
+//
+// Grid: 256-thread blocks, one warp per task, then one warp per run of empty rows; a second
+// launch adds the pieces of rows cut between tasks (only when there are such rows).
+// __launch_bounds__(256, 5): 48 registers, 62.5 % occupancy (ptxas, sm_90: 59 registers at 4
+// blocks, 48 at 5, 40 at 6 with 64 B of spills; 8 B of spills at 5 since the common chunk got its
+// own path). The delta16 sweeps showed occupancy moving D w by 10-15 % (docs/spmv-notes.md, runs
+// 2-3); the pipelined chunk (two x 7 words) and the 8 gathered doubles in flight need the
+// registers. Measured on one H200 (2026-11-27): liver-1 D w 1.52 ms, 2.0x cuSPARSE fp32;
+// docs/spmv-notes.md, "Eleventh session".
+#include <cuda_fp16.h>
+
+#include "core/cuda/cuda_check.cuh"
+#include "core/error.hpp"
+#include "spmv/cuda/spmv_kernels.cuh"
+#include "spmv/sliced_offset8_warp.hpp"
+
+namespace penumbra::spmv::cuda {
+
+namespace {
+
+namespace so = sliced_offset8;
+constexpr int kBlock = 256;
+constexpr int kWarps = kBlock / 32;
+constexpr int kMinBlocks = 5;
+constexpr unsigned kFull = 0xFFFFFFFFu;
+
+/// The warp policy of sliced_offset8_warp.hpp on the device. The matrix streams are read once:
+/// they bypass L1 (ld.global.nc.L1::no_allocate), which keeps x, gathered through __ldg.
+struct DeviceWarp {
+  int laneId;
+
+  __device__ int lane() const { return laneId; }
+  __device__ std::uint32_t shfl(std::uint32_t v, int src) const {
+    return __shfl_sync(kFull, v, src);
+  }
+  __device__ double shflXor(double v, int m) const { return __shfl_xor_sync(kFull, v, m); }
+  __device__ std::uint32_t ballot(bool p) const { return __ballot_sync(kFull, p); }
+  __device__ void loadStream(const std::uint16_t* p, std::uint32_t (&w)[4]) const {
+    asm("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+        : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3])
+        : "l"(p));
+  }
+  __device__ void loadStream(const std::uint8_t* p, std::uint32_t (&w)[2]) const {
+    asm("ld.global.nc.L1::no_allocate.v2.u32 {%0, %1}, [%2];" : "=r"(w[0]), "=r"(w[1]) : "l"(p));
+  }
+  __device__ std::uint32_t loadStream(const std::uint32_t* p) const {
+    std::uint32_t w;
+    asm("ld.global.nc.L1::no_allocate.u32 %0, [%1];" : "=r"(w) : "l"(p));
+    return w;
+  }
+  __device__ std::uint16_t loadStream(const std::uint16_t* p) const {
+    std::uint16_t w;
+    asm("ld.global.nc.L1::no_allocate.u16 %0, [%1];" : "=h"(w) : "l"(p));
+    return w;
+  }
+  /// One word that every lane reads (the chunk's wide base).
+  __device__ std::uint32_t loadUniform(const std::uint32_t* p) const { return __ldg(p); }
+  __device__ double gatherX(const double* x, std::uint32_t col) const { return __ldg(x + col); }
+  __device__ static double halfToDouble(std::uint16_t h) {
+    double d;
+    asm("{.reg .f16 t; mov.b16 t, %1; cvt.f64.f16 %0, t;}" : "=d"(d) : "h"(h));
+    return d;
+  }
+};
+
+__global__ void __launch_bounds__(kBlock, kMinBlocks)
+    csr_spmv_sliced_offset8(const Offset8KernelView v, const double* __restrict__ x,
+                            double* __restrict__ y) {
+  const int warp = threadIdx.x >> 5;
+  const std::uint64_t taskBlocks = (std::uint64_t(v.nTasks) + kWarps - 1) / kWarps;
+  DeviceWarp w{int(threadIdx.x & 31)};
+  if (blockIdx.x < taskBlocks) {
+    const std::uint64_t t = std::uint64_t(blockIdx.x) * kWarps + warp;
+    if (t < v.nTasks) so::runTask(w, v, std::uint32_t(t), x, y);
+    return;
+  }
+  const std::uint64_t i = (blockIdx.x - taskBlocks) * kWarps + warp;
+  if (i < v.nEmpty) so::writeEmptyRun(w, v, std::uint32_t(i), y);
+}
+
+__global__ void __launch_bounds__(kBlock)
+    csr_spmv_sliced_offset8_split_rows(const Offset8KernelView v, double* __restrict__ y) {
+  const std::uint64_t i = std::uint64_t(blockIdx.x) * kBlock + threadIdx.x;
+  if (i < v.nSplit) so::finishSplitRow(v, std::uint32_t(i), y);
+}
+
+std::uint64_t gridOf(const Offset8KernelView& v) {
+  return (std::uint64_t(v.nTasks) + kWarps - 1) / kWarps +
+         (std::uint64_t(v.nEmpty) + kWarps - 1) / kWarps;
+}
+
+}  // namespace
+
+LaunchShape slicedOffset8Shape(const Offset8KernelView& v) {
+  return {int(std::min<std::uint64_t>(gridOf(v), INT32_MAX)), kBlock,
+          reinterpret_cast<const void*>(&csr_spmv_sliced_offset8)};
+}
+
+void launchSlicedOffset8(const Offset8KernelView& v, const double* x, double* y,
+                         cudaStream_t stream) {
+  const std::uint64_t grid = gridOf(v);
+  PENUMBRA_REQUIRE(grid <= INT32_MAX, Unsupported, "csr_spmv_sliced_offset8: too many tasks");
+  if (grid == 0) return;
+  csr_spmv_sliced_offset8<<<unsigned(grid), kBlock, 0, stream>>>(v, x, y);
+  PENUMBRA_CUDA_CHECK_LAUNCH("csr_spmv_sliced_offset8");
+  if (v.nSplit == 0) return;
+  csr_spmv_sliced_offset8_split_rows<<<unsigned((v.nSplit + kBlock - 1) / kBlock), kBlock, 0,
+                                       stream>>>(v, y);
+  PENUMBRA_CUDA_CHECK_LAUNCH("csr_spmv_sliced_offset8_split_rows");
+}
+
+}  // namespace penumbra::spmv::cuda

@@ -1,0 +1,76 @@
+#pragma once
+// A SlicedOffset8 resident on the GPU, the input of csr_spmv_sliced_offset8: the arrays of
+// sliced_offset8.hpp in RAII device buffers, the per-task sums of rows cut between tasks, and the
+// kernel's view of them. The host SlicedOffset8 is not kept (it is as large as the device copy).
+#include "core/cuda/device_buffer.cuh"
+#include "spmv/sliced_offset8.hpp"
+#include "spmv/sliced_offset8_warp.hpp"
+
+namespace penumbra::spmv::cuda {
+
+class DeviceSlicedOffset8 {
+  template <typename T>
+  using DeviceBuffer = ::penumbra::cuda::DeviceBuffer<T>;
+
+ public:
+  explicit DeviceSlicedOffset8(const SlicedOffset8& s)
+      : chunksPerTask_(s.chunksPerTask),
+        wideSlices_(s.wideSlices),
+        bytes_(slicedOffset8Bytes(s)),
+        deviceBytes_(slicedOffset8DeviceBytes(s)) {
+    put(values_, s.values);
+    put(offsetsLo_, s.offsetsLo);
+    put(headers_, s.headers);
+    put(high_, s.high);
+    put(chunkWideBase_, s.chunkWideBase);
+    put(nonEmptyRow_, s.nonEmptyRow);
+    put(tasks_, s.tasks);
+    put(splitRows_, s.splitRows);
+    put(emptyRuns_, s.emptyRuns);
+    if (!s.tasks.empty()) partials_.allocate(2 * s.tasks.size());
+    view_.values = values_.get();
+    view_.offsetsLo = offsetsLo_.get();
+    view_.headers = headers_.get();
+    view_.high = high_.get();
+    view_.chunkWideBase = chunkWideBase_.get();
+    view_.nonEmptyRow = nonEmptyRow_.get();
+    view_.tasks = tasks_.get();
+    view_.emptyRuns = emptyRuns_.get();
+    view_.splitRows = splitRows_.get();
+    view_.partials = partials_.get();
+    view_.nTasks = std::uint32_t(s.tasks.size());
+    view_.nEmpty = std::uint32_t(s.emptyRuns.size());
+    view_.nSplit = std::uint32_t(s.splitRows.size());
+    view_.chunksPerTask = std::uint32_t(s.chunksPerTask);
+    view_.nSlices = std::uint64_t(s.nSlices);
+    view_.nChunks = std::uint64_t(s.nChunks);
+    view_.scale = s.scale;
+  }
+
+  const Offset8KernelView& view() const { return view_; }
+  int chunksPerTask() const { return chunksPerTask_; }
+  std::int64_t wideSlices() const { return wideSlices_; }
+  const SlicedOffset8Bytes& bytes() const { return bytes_; }
+  double deviceBytes() const { return deviceBytes_; }
+
+ private:
+  template <typename T>
+  static void put(DeviceBuffer<T>& b, const std::vector<T>& host) {
+    if (!host.empty()) b.upload(host);
+  }
+  int chunksPerTask_;
+  std::int64_t wideSlices_;
+  SlicedOffset8Bytes bytes_;
+  double deviceBytes_;
+  DeviceBuffer<std::uint16_t> values_, high_;
+  DeviceBuffer<std::uint8_t> offsetsLo_;
+  DeviceBuffer<std::uint32_t> headers_, chunkWideBase_;
+  DeviceBuffer<std::int32_t> nonEmptyRow_;
+  DeviceBuffer<Offset8Task> tasks_;
+  DeviceBuffer<SplitRow> splitRows_;
+  DeviceBuffer<EmptyRun> emptyRuns_;
+  DeviceBuffer<double> partials_;
+  Offset8KernelView view_;
+};
+
+}  // namespace penumbra::spmv::cuda

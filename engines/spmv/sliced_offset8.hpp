@@ -1,0 +1,113 @@
+#pragma once
+/// SlicedOffset8: the dose matrix in slices of 32 entries of one row with 8-bit column offsets,
+/// for csr_spmv_sliced_offset8 (issue 14 item 3, "SpMV at the floor"). Exact:
+/// decodeSlicedOffset8() gives back the HalfCsr bit for bit, and multiplySlicedOffset8Cpu() equals
+/// multiplyCpu() bit for bit.
+///
+/// Why (ncu on csr_spmv_binned_delta16, docs/spmv-notes.md): D w was bound by the L1 wavefronts of
+/// the gathers of x (~8.4 per gather instruction, because lane l held V consecutive entries, so one
+/// instruction spanned 32 V entries of a row), D^T r by DRAM bytes (~4.06 B per non-zero). StepCsr
+/// (4-bit steps) cut the bytes but was bound by its decode (warp scans). Here one gather
+/// instruction reads 32 consecutive entries of ONE row (lane l = position l of a slice), the
+/// column is base + offset with no scan, and an entry costs 2 B (fp16) + 1 B (offset) + 1/8 B of
+/// slice header (+ 2 B only in "wide" slices, whose span is 256 or more).
+///
+/// Layout (all of it is what the kernel reads):
+/// - Slices: each non-empty row is cut into slices of up to 32 consecutive entries; a slice also
+///   ends early where the next column is 2^24 or more past its first (the offsets hold 24 bits).
+///   Padding positions (after a row's last entry in its last slice) have value bits 0 (+0) and
+///   offset 0: harmless for finite x (+0 * finite added to a sum leaves it bit for bit), so x must
+///   be finite, as for the other kernels. A real entry at position l > 0 has offset > 0 (columns
+///   ascend strictly), which is how the decoder tells padding apart.
+/// - headers[s]: bits 0..29 the slice's first column (base; matrices of 2^30 columns or more are
+///   refused), bit 30 "wide" (last column - base >= 256), bit 31 "last slice of its row".
+/// - Chunks of 8 slices (256 entries), interleaved so that lane l's one 16-byte load gets position
+///   l of the 8 slices: values[c*256 + l*8 + j] = fp16 bits of slice 8c+j, position l; offsetsLo
+///   likewise (8 bytes per lane). The last chunk is padded with empty slices (header 0); nSlices
+///   says where the real ones end.
+/// - high: bits 8..23 of the offsets of wide slices, 32 uint16 per wide slice in slice order
+///   (col = base + lo + (hi << 8)); chunkWideBase[c] = wide slices before chunk c, so wide slice j
+///   of chunk c is number chunkWideBase[c] + (wide slices among 0..j-1 of the chunk).
+/// - Rows: nonEmptyRow[ord] = the ord-th non-empty row; a warp moves to the next ordinal after
+///   every slice flagged "last". Empty rows are runs written as zeros.
+/// - Tasks: chunksPerTask consecutive chunks each (one warp). A task records the ordinal of the row
+///   of its first slice and whether that row started in an earlier task. Rows cut between tasks
+///   are listed in splitRows: the kernel leaves their piece sums in per-task slots and a second
+///   launch adds them in task order.
+#include <cstdint>
+#include <vector>
+
+#include "spmv/half_csr.hpp"
+#include "spmv/spmv_plan.hpp"
+#include "spmv/step_csr.hpp"  // SplitRow
+
+namespace penumbra::spmv {
+
+struct Offset8Task {
+  std::uint32_t ordBegin = 0;       ///< non-empty row of the task's first slice
+  std::uint32_t startedBefore = 0;  ///< 1: that row started in an earlier task
+};
+
+struct SlicedOffset8Options {
+  /// Chunks (of 256 entries) per warp task. 8 = 2048 entries: liver-1 gives ~7e5 tasks, plenty
+  /// for 132 SMs x 64 warps; the bench sweeps 4 / 8 / 16.
+  int chunksPerTask = 8;
+  int threads = 0;  ///< encoder threads; 0: all hardware threads
+};
+
+struct SlicedOffset8 {
+  static constexpr int kSlice = 32;  ///< entries per slice (one per lane)
+  static constexpr int kChunk = 8;   ///< slices per chunk
+  static constexpr int kChunkEntries = kSlice * kChunk;
+  static constexpr std::uint32_t kBaseMask = (1u << 30) - 1, kWide = 1u << 30, kLast = 1u << 31;
+  static constexpr std::int64_t kMaxSpan = std::int64_t(1) << 24;  ///< offsets hold 24 bits
+
+  std::int64_t rows = 0, cols = 0, nnz = 0;
+  double scale = 1;
+  int chunksPerTask = 8;
+  std::int64_t nSlices = 0, nChunks = 0, wideSlices = 0;
+  std::vector<std::uint16_t> values;         ///< nChunks * 256, interleaved
+  std::vector<std::uint8_t> offsetsLo;       ///< nChunks * 256, interleaved
+  std::vector<std::uint32_t> headers;        ///< nChunks * 8
+  std::vector<std::uint16_t> high;           ///< wideSlices * 32
+  std::vector<std::uint32_t> chunkWideBase;  ///< nChunks
+  std::vector<std::int32_t> nonEmptyRow;
+  std::vector<Offset8Task> tasks;
+  std::vector<SplitRow> splitRows;
+  std::vector<EmptyRun> emptyRuns;
+
+  std::int64_t nonEmptyRows() const { return std::int64_t(nonEmptyRow.size()); }
+  /// Index of position l of slice s in values / offsetsLo.
+  static std::int64_t at(std::int64_t s, int l) {
+    return (s / kChunk) * kChunkEntries + std::int64_t(l) * kChunk + s % kChunk;
+  }
+};
+
+/// Encodes a valid HalfCsr (HalfCsr::validate() holds). Multi-threaded; the result does not
+/// depend on the thread count. Throws Unsupported for 2^30 columns or more, or past the 32-bit
+/// limits (2^32 slices, 2^31 rows).
+SlicedOffset8 encodeSlicedOffset8(const HalfCsr& m, const SlicedOffset8Options& options = {});
+
+/// The HalfCsr back, exactly (rows in order, entries in column order, same bits and scale).
+HalfCsr decodeSlicedOffset8(const SlicedOffset8& s);
+
+/// The CPU reference on the encoded matrix: every row summed left to right in double, then
+/// scaled, as multiplyCpu() (so the two agree bit for bit).
+void multiplySlicedOffset8Cpu(const SlicedOffset8& s, const double* x, double* y, int threads = 0);
+
+/// Bytes one product moves with csr_spmv_sliced_offset8: what the kernel reads of the layout
+/// (values and low offsets of every chunk, padding included; 32 B of headers per chunk; the wide
+/// base of chunks with a wide slice; 64 B per wide slice; 4 B per non-empty row; task records,
+/// empty runs, split rows and their per-task sums), y written once and x read once (8 B per row
+/// and per column, the issue's model of the vectors).
+struct SlicedOffset8Bytes {
+  double values = 0, offsets = 0, high = 0, headers = 0, rows = 0, tasks = 0, vectors = 0;
+  double matrix() const { return values + offsets + high + headers + rows + tasks; }
+  double total() const { return matrix() + vectors; }
+};
+SlicedOffset8Bytes slicedOffset8Bytes(const SlicedOffset8& s);
+
+/// Device bytes of the layout (arrays as stored, plus the per-task sums).
+double slicedOffset8DeviceBytes(const SlicedOffset8& s);
+
+}  // namespace penumbra::spmv
