@@ -22,8 +22,8 @@
 // Delta16Config{}); PENUMBRA_SPMV_STEP_VARIANTS="s0t0l1,s8t256l2" lists csr_spmv_segmented_steps
 // variants (StepCsr step bits 4 or 8 and groups per task, 0: the encoder's choice; lanes per
 // group 1 or 2; default: both lane mappings on the encoder's choice);
-// PENUMBRA_SPMV_OFFSET8_VARIANTS="c4,c8,c16" lists csr_spmv_sliced_offset8 chunks (256 entries)
-// per warp task (default "c8").
+// PENUMBRA_SPMV_OFFSET8_VARIANTS="c4,c8,c16b4" lists csr_spmv_sliced_offset8 chunks (256 entries)
+// per warp task and optionally the kernel's blocks per SM (b5, the default, or b4; default "c8").
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -72,10 +72,11 @@ StepCsrOptions parseStepVariant(const std::string& s) {  // "s4t256l2"
   return o;
 }
 
-SlicedOffset8Options parseOffset8Variant(const std::string& s) {  // "c8"
+SlicedOffset8Options parseOffset8Variant(const std::string& s) {  // "c8" or "c8b4"
   SlicedOffset8Options o;
-  if (std::sscanf(s.c_str(), "c%d", &o.chunksPerTask) != 1 || o.chunksPerTask < 1)
-    PENUMBRA_THROW(InvalidArgument, "bench spmv: bad offset8 variant '" + s + "' (expected e.g. c8)");
+  const int n = std::sscanf(s.c_str(), "c%db%d", &o.chunksPerTask, &o.minBlocksPerSm);
+  if (n < 1 || o.chunksPerTask < 1)
+    PENUMBRA_THROW(InvalidArgument, "bench spmv: bad offset8 variant '" + s + "' (expected e.g. c8 or c8b4)");
   return o;
 }
 

@@ -54,6 +54,9 @@ SlicedOffset8 encodeSlicedOffset8(const HalfCsr& m, const SlicedOffset8Options& 
                        " columns; the slice header holds 30 bits of column (at most 2^30 - 1)");
   PENUMBRA_REQUIRE(options.chunksPerTask >= 1 && options.chunksPerTask <= 4096, InvalidArgument,
                    "SlicedOffset8: chunks per task must be in 1..4096");
+  PENUMBRA_REQUIRE(options.minBlocksPerSm == 4 || options.minBlocksPerSm == 5, InvalidArgument,
+                   "SlicedOffset8: the kernel is compiled for 4 or 5 blocks per SM, not " +
+                       std::to_string(options.minBlocksPerSm));
   const int threads = resolveThreads(options.threads);
   S8 s;
   s.rows = m.rows;
@@ -61,6 +64,7 @@ SlicedOffset8 encodeSlicedOffset8(const HalfCsr& m, const SlicedOffset8Options& 
   s.nnz = m.nnz();
   s.scale = m.scale;
   s.chunksPerTask = options.chunksPerTask;
+  s.minBlocksPerSm = options.minBlocksPerSm;
   // Rows: non-empty rows in order, runs of empty rows.
   for (std::int64_t r = 0; r < m.rows; ++r) {
     if (m.rowPtr[std::size_t(r) + 1] > m.rowPtr[std::size_t(r)]) {

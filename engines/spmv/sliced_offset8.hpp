@@ -53,6 +53,11 @@ struct SlicedOffset8Options {
   /// for 132 SMs x 64 warps; the bench sweeps 4 / 8 / 16.
   int chunksPerTask = 8;
   int threads = 0;  ///< encoder threads; 0: all hardware threads
+  /// Not part of the encoding: the kernel's __launch_bounds__ blocks per SM, 4 (62 registers, no
+  /// spills) or 5 (48 registers, 48 B of spills), carried with the layout to the launch. One
+  /// H200 (2026-11-27, c16): 4 faster everywhere, liver-1 D w 1.55 against 2.18 ms, D^T r 2.99
+  /// against 3.51 ms (docs/spmv-notes.md).
+  int minBlocksPerSm = 4;
 };
 
 struct SlicedOffset8 {
@@ -65,6 +70,7 @@ struct SlicedOffset8 {
   std::int64_t rows = 0, cols = 0, nnz = 0;
   double scale = 1;
   int chunksPerTask = 8;
+  int minBlocksPerSm = 4;  ///< from SlicedOffset8Options (the launch, not the layout)
   std::int64_t nSlices = 0, nChunks = 0, wideSlices = 0;
   std::vector<std::uint16_t> values;         ///< nChunks * 256, interleaved
   std::vector<std::uint8_t> offsetsLo;       ///< nChunks * 256, interleaved

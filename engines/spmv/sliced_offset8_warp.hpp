@@ -48,6 +48,7 @@ struct Offset8KernelView {
   const SplitRow* splitRows = nullptr;
   double* partials = nullptr;  ///< 2 per task
   std::uint32_t nTasks = 0, nEmpty = 0, nSplit = 0, chunksPerTask = 1;
+  std::uint32_t minBlocksPerSm = 4;  ///< which compiled kernel the launch picks (4 or 5)
   std::uint64_t nSlices = 0, nChunks = 0;
   double scale = 1;
 };
@@ -61,13 +62,6 @@ struct Chunk {
   std::uint32_t hdr;     ///< header of slice l % 8
 };
 
-PENUMBRA_SPMV_HD int popc8(std::uint32_t v) {
-#ifdef __CUDA_ARCH__
-  return __popc(v);
-#else
-  return __builtin_popcount(v);
-#endif
-}
 PENUMBRA_SPMV_HD double fmaD(double a, double b, double c) {
 #ifdef __CUDA_ARCH__
   return fma(a, b, c);
@@ -128,15 +122,20 @@ PENUMBRA_SPMV_HD void runTask(W& w, const Offset8KernelView& v, std::uint32_t t,
         xv[j] = w.gatherX(x, (h & S8::kBaseMask) + ((cur.lo[j >> 2] >> (8 * (j & 3))) & 0xFFu));
       }
     } else {
-      const std::uint32_t wideBase = wideBits ? w.loadUniform(v.chunkWideBase + c) : 0u;
+      // The lane's entry of the chunk's first wide slice; the next wide slice's is 32 further.
+      // One 64-bit pointer a chunk and a 32-bit count: the 64-bit rank arithmetic of every
+      // slice was most of the ~130 instructions this path added to a chunk (SASS, 2026-11-27).
+      const std::uint16_t* high = v.high;
+      if (wideBits)
+        high += std::uint64_t(w.loadUniform(v.chunkWideBase + c)) * S8::kSlice + std::uint64_t(lane);
+      std::uint32_t rank = 0;
       PENUMBRA_SPMV_UNROLL
       for (int j = 0; j < S8::kChunk; ++j) {
         const std::uint32_t h = w.shfl(cur.hdr, j);
         std::uint32_t col = (h & S8::kBaseMask) + ((cur.lo[j >> 2] >> (8 * (j & 3))) & 0xFFu);
         if ((wideBits >> j) & 1u) {
-          const std::uint64_t wi =
-              std::uint64_t(wideBase) + std::uint64_t(popc8(wideBits & ((1u << j) - 1u)));
-          col += std::uint32_t(w.loadStream(v.high + wi * S8::kSlice + std::uint64_t(lane))) << 8;
+          col += std::uint32_t(w.loadStream(high + rank * std::uint32_t(S8::kSlice))) << 8;
+          ++rank;
         }
         xv[j] = j < nValid ? w.gatherX(x, col) : 0.0;
       }

@@ -78,13 +78,15 @@ void checkOne(const HalfCsr& a, const std::string& what, const SlicedOffset8Opti
   EXPECT_TRUE(same) << what << ": not bitwise reproducible";
 }
 
-/// 1, 4 and 8 chunks per task on A and on A with small-integer values.
+/// 1, 4 and 8 chunks per task on A and on A with small-integer values, with the kernel compiled
+/// for 4 blocks per SM (the default), and 8 chunks with the one for 5 (same code, other registers).
 Seen checkSlicedOffset8(const HalfCsr& a, const std::string& name, std::uint32_t seed,
                         int repeats = 100) {
   Seen seen;
-  for (int chunks : {1, 4, 8}) {
-    const SlicedOffset8Options o{chunks, 0};
-    const std::string what = name + " (" + std::to_string(chunks) + " chunks per task)";
+  for (const auto& [chunks, blocks] : {std::pair{1, 4}, {4, 4}, {8, 4}, {8, 5}}) {
+    const SlicedOffset8Options o{chunks, 0, blocks};
+    const std::string what = name + " (" + std::to_string(chunks) + " chunks per task, kernel b" +
+                             std::to_string(blocks) + ")";
     checkOne(a, what, o, seed, repeats, seen);
     const HalfCsr ai = integerValued(a);
     std::vector<double> xi(std::size_t(a.cols)), ref(std::size_t(a.rows)), y(std::size_t(a.rows));
@@ -190,7 +192,7 @@ TEST(SpmvSlicedOffset8Cuda, ProtonEngineMatrixAndEngineApi) {
   const CudaSpmvMatrix& dm = *eng.deviceMatrix(Product::D);
   const KernelProfile p = dm.describe(SpmvKernel::SlicedOffset8);
   EXPECT_EQ(p.kernel, "csr_spmv_sliced_offset8");
-  EXPECT_EQ(p.variant, "c8");
+  EXPECT_EQ(p.variant, "c8b4");  // the defaults: 8 chunks a task, the kernel for 4 blocks an SM
   EXPECT_GT(p.registersPerThread, 0);
   const double real = dm.realBytes(SpmvKernel::SlicedOffset8);
   EXPECT_GT(real, 3.0 * double(d.nnz()));

@@ -276,5 +276,18 @@ TEST(SpmvSlicedOffset8, DeviceEstimateBoundsTheLayout) {
   }
 }
 
+TEST(SpmvSlicedOffset8, KernelVariantsOtherThan4Or5BlocksAreRefused) {
+  SlicedOffset8Options o;
+  o.minBlocksPerSm = 6;
+  try {
+    encodeSlicedOffset8(hugeRow(100), o);
+    ADD_FAILURE() << "6 blocks per SM accepted (no such kernel is compiled)";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("4 or 5 blocks per SM, not 6"), std::string::npos) << e.what();
+  }
+  o.minBlocksPerSm = 4;
+  EXPECT_EQ(encodeSlicedOffset8(hugeRow(100), o).minBlocksPerSm, 4);
+}
+
 }  // namespace
 }  // namespace penumbra::spmv

@@ -4,12 +4,12 @@
 //
 // Grid: 256-thread blocks, one warp per task, then one warp per run of empty rows; a second
 // launch adds the pieces of rows cut between tasks (only when there are such rows).
-// __launch_bounds__(256, 5): 48 registers, 62.5 % occupancy (ptxas, sm_90: 59 registers at 4
-// blocks, 48 at 5, 40 at 6 with 64 B of spills; 8 B of spills at 5 since the common chunk got its
-// own path). The delta16 sweeps showed occupancy moving D w by 10-15 % (docs/spmv-notes.md, runs
-// 2-3); the pipelined chunk (two x 7 words) and the 8 gathered doubles in flight need the
-// registers. Measured on one H200 (2026-11-27): liver-1 D w 1.52 ms, 2.0x cuSPARSE fp32;
-// docs/spmv-notes.md, "Eleventh session".
+// __launch_bounds__(256, kMinBlocks), compiled for 4 and 5 blocks an SM (SlicedOffset8Options::
+// minBlocksPerSm). ptxas, sm_90: 62 registers and no spills at 4 (50 % occupancy), 48 registers
+// and 48 B of spills at 5 since the wide slices' high parts are indexed from one pointer a chunk
+// (before that: 48 registers and 8 B at 5, 59 at 4, 40 at 6 with 64 B of spills). One H200,
+// 2026-11-27, c16: 4 ahead in every case (liver-1 D w 1.55 against 2.18 ms, D^T r 2.99 against
+// 3.51 ms); docs/spmv-notes.md, "Eleventh session".
 #include <cuda_fp16.h>
 
 #include "core/cuda/cuda_check.cuh"
@@ -24,7 +24,6 @@ namespace {
 namespace so = sliced_offset8;
 constexpr int kBlock = 256;
 constexpr int kWarps = kBlock / 32;
-constexpr int kMinBlocks = 5;
 constexpr unsigned kFull = 0xFFFFFFFFu;
 
 /// The warp policy of sliced_offset8_warp.hpp on the device. The matrix streams are read once:
@@ -66,6 +65,7 @@ struct DeviceWarp {
   }
 };
 
+template <int kMinBlocks>
 __global__ void __launch_bounds__(kBlock, kMinBlocks)
     csr_spmv_sliced_offset8(const Offset8KernelView v, const double* __restrict__ x,
                             double* __restrict__ y) {
@@ -87,6 +87,15 @@ __global__ void __launch_bounds__(kBlock)
   if (i < v.nSplit) so::finishSplitRow(v, std::uint32_t(i), y);
 }
 
+using KernelFn = void (*)(const Offset8KernelView, const double*, double*);
+
+KernelFn pick(const Offset8KernelView& v) {
+  if (v.minBlocksPerSm == 4) return &csr_spmv_sliced_offset8<4>;
+  if (v.minBlocksPerSm == 5) return &csr_spmv_sliced_offset8<5>;
+  PENUMBRA_THROW(InvalidArgument, "csr_spmv_sliced_offset8: compiled for 4 or 5 blocks per SM, not " +
+                                      std::to_string(v.minBlocksPerSm));
+}
+
 std::uint64_t gridOf(const Offset8KernelView& v) {
   return (std::uint64_t(v.nTasks) + kWarps - 1) / kWarps +
          (std::uint64_t(v.nEmpty) + kWarps - 1) / kWarps;
@@ -96,7 +105,7 @@ std::uint64_t gridOf(const Offset8KernelView& v) {
 
 LaunchShape slicedOffset8Shape(const Offset8KernelView& v) {
   return {int(std::min<std::uint64_t>(gridOf(v), INT32_MAX)), kBlock,
-          reinterpret_cast<const void*>(&csr_spmv_sliced_offset8)};
+          reinterpret_cast<const void*>(pick(v))};
 }
 
 void launchSlicedOffset8(const Offset8KernelView& v, const double* x, double* y,
@@ -104,7 +113,7 @@ void launchSlicedOffset8(const Offset8KernelView& v, const double* x, double* y,
   const std::uint64_t grid = gridOf(v);
   PENUMBRA_REQUIRE(grid <= INT32_MAX, Unsupported, "csr_spmv_sliced_offset8: too many tasks");
   if (grid == 0) return;
-  csr_spmv_sliced_offset8<<<unsigned(grid), kBlock, 0, stream>>>(v, x, y);
+  pick(v)<<<unsigned(grid), kBlock, 0, stream>>>(v, x, y);
   PENUMBRA_CUDA_CHECK_LAUNCH("csr_spmv_sliced_offset8");
   if (v.nSplit == 0) return;
   csr_spmv_sliced_offset8_split_rows<<<unsigned((v.nSplit + kBlock - 1) / kBlock), kBlock, 0,

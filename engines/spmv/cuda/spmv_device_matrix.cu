@@ -273,7 +273,8 @@ KernelProfile CudaSpmvMatrix::describe(SpmvKernel k) const {
               : k == SpmvKernel::SegmentedSteps ? "s" + std::to_string(s.steps->stepBits()) + "t" +
                                                       std::to_string(s.steps->taskGroups()) + "l" +
                                                       std::to_string(s.steps->lanesPerGroup())
-              : k == SpmvKernel::SlicedOffset8  ? "c" + std::to_string(s.offset8->chunksPerTask())
+              : k == SpmvKernel::SlicedOffset8  ? "c" + std::to_string(s.offset8->chunksPerTask()) +
+                                                      "b" + std::to_string(s.offset8->view().minBlocksPerSm)
                                                 : s.config.name();
   p.backend = "cuda";
   p.device = s.device;
