@@ -28,13 +28,7 @@
 #include <cstring>
 
 #include "spmv/step_csr.hpp"
-
-#ifdef __CUDACC__
-#define PENUMBRA_SPMV_HD __host__ __device__ __forceinline__
-#else
-#define PENUMBRA_SPMV_HD inline
-#include <cmath>
-#endif
+#include "spmv/spmv_warp_common.hpp"
 
 namespace penumbra::spmv {
 
@@ -55,6 +49,9 @@ struct StepKernelView {
 };
 
 namespace segmented_steps {
+
+using warp::fmaD;
+using warp::warpSum;
 
 constexpr int kStages = 4;  ///< blocks in flight per warp: 3 ahead of the one in use
 constexpr int kValueBytes = 32 * 16;
@@ -83,21 +80,6 @@ PENUMBRA_SPMV_HD int lowBit(std::uint32_t v) {
 #else
   return __builtin_ctz(v);
 #endif
-}
-PENUMBRA_SPMV_HD double fmaD(double a, double b, double c) {
-#ifdef __CUDA_ARCH__
-  return fma(a, b, c);
-#else
-  return std::fma(a, b, c);
-#endif
-}
-
-/// Butterfly sum over the warp: every lane ends with the same bits (each level adds the same two
-/// numbers, in either order).
-template <class W>
-PENUMBRA_SPMV_HD double warpSum(W& w, double v) {
-  for (int o = 16; o > 0; o >>= 1) v += w.shflXor(v, o);
-  return v;
 }
 template <class W>
 PENUMBRA_SPMV_HD std::uint32_t inclusiveScan(W& w, std::uint32_t v) {

@@ -71,14 +71,7 @@ SlicedOffset8 encodeSlicedOffset8(const HalfCsr& m, const SlicedOffset8Options& 
       s.nonEmptyRow.push_back(std::int32_t(r));
       continue;
     }
-    if (!s.emptyRuns.empty()) {
-      EmptyRun& last = s.emptyRuns.back();
-      if (last.first + last.count == r && last.count < RowBins::kEmptyRunMax) {
-        ++last.count;
-        continue;
-      }
-    }
-    s.emptyRuns.push_back({std::int32_t(r), 1});
+    appendEmptyRow(s.emptyRuns, std::int32_t(r));
   }
   const std::int64_t nRows = s.nonEmptyRows();
   constexpr std::int64_t kRowBlock = 4096;

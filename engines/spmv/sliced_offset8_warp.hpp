@@ -23,15 +23,7 @@
 #include <cstdint>
 
 #include "spmv/sliced_offset8.hpp"
-
-#ifdef __CUDACC__
-#define PENUMBRA_SPMV_HD __host__ __device__ __forceinline__
-#define PENUMBRA_SPMV_UNROLL _Pragma("unroll")
-#else
-#define PENUMBRA_SPMV_UNROLL
-#define PENUMBRA_SPMV_HD inline
-#include <cmath>
-#endif
+#include "spmv/spmv_warp_common.hpp"
 
 namespace penumbra::spmv {
 
@@ -55,27 +47,15 @@ struct Offset8KernelView {
 
 namespace sliced_offset8 {
 
+using warp::fmaD;
+using warp::warpSum;
+
 /// One chunk as lane l holds it.
 struct Chunk {
   std::uint32_t val[4];  ///< fp16 bits of position l of slices 0..7
   std::uint32_t lo[2];   ///< low offset bytes of position l of slices 0..7
   std::uint32_t hdr;     ///< header of slice l % 8
 };
-
-PENUMBRA_SPMV_HD double fmaD(double a, double b, double c) {
-#ifdef __CUDA_ARCH__
-  return fma(a, b, c);
-#else
-  return std::fma(a, b, c);
-#endif
-}
-
-/// Butterfly sum over the warp: every lane ends with the same bits.
-template <class W>
-PENUMBRA_SPMV_HD double warpSum(W& w, double v) {
-  for (int o = 16; o > 0; o >>= 1) v += w.shflXor(v, o);
-  return v;
-}
 
 template <class W>
 PENUMBRA_SPMV_HD void loadChunk(W& w, const Offset8KernelView& v, std::uint64_t c, Chunk& k) {

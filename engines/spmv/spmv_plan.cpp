@@ -67,14 +67,7 @@ RowBins buildRowBins(const std::int64_t* rowPtr, std::int64_t rows, std::int64_t
     const std::int64_t begin = rowPtr[r];
     const std::int64_t len = rowPtr[r + 1] - begin;
     if (len == 0) {
-      if (!b.emptyRuns.empty()) {
-        EmptyRun& last = b.emptyRuns.back();
-        if (last.first + last.count == r && last.count < RowBins::kEmptyRunMax) {
-          ++last.count;
-          continue;
-        }
-      }
-      b.emptyRuns.push_back({std::int32_t(r), 1});
+      appendEmptyRow(b.emptyRuns, std::int32_t(r));
       continue;
     }
     PENUMBRA_REQUIRE(len <= INT32_MAX, Unsupported, "SpMV: a row with more than 2^31 entries");

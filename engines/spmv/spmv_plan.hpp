@@ -51,6 +51,20 @@ struct RowBins {
   std::vector<EmptyRun> emptyRuns; ///< runs of empty rows, row order
 };
 
+/// Appends empty row r (rows visited in order) to runs: the last run grows when r follows it and
+/// holds fewer than kEmptyRunMax rows, else a new run starts. Every layout's empty rows are such
+/// runs (one warp writes a run's zeros).
+inline void appendEmptyRow(std::vector<EmptyRun>& runs, std::int32_t r) {
+  if (!runs.empty()) {
+    EmptyRun& last = runs.back();
+    if (last.first + last.count == r && last.count < RowBins::kEmptyRunMax) {
+      ++last.count;
+      return;
+    }
+  }
+  runs.push_back({r, 1});
+}
+
 /// Bytes one product with csr_spmv_binned_delta16 really moves: values and deltas (2 + 2 B per
 /// entry), 8 B per slice record, the high halves of wide slices (512 B each), a 16-byte RowTask
 /// per non-empty row, 8 B per run of empty rows, y written and x read once (8 B per row and per

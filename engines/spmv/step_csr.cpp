@@ -82,14 +82,7 @@ StepCsr encodeStepCsr(const HalfCsr& m, const StepCsrOptions& options) {
                        "StepCsr: more than 2^32 groups of 8 entries");
       continue;
     }
-    if (!s.emptyRuns.empty()) {
-      EmptyRun& last = s.emptyRuns.back();
-      if (last.first + last.count == r && last.count < RowBins::kEmptyRunMax) {
-        ++last.count;
-        continue;
-      }
-    }
-    s.emptyRuns.push_back({std::int32_t(r), 1});
+    appendEmptyRow(s.emptyRuns, std::int32_t(r));
   }
   s.rowFirstGroup.insert(s.rowFirstGroup.end(), StepCsr::kSentinels, std::uint32_t(s.groups));
   s.rowFirstCol.insert(s.rowFirstCol.end(), StepCsr::kSentinels, 0u);

@@ -35,12 +35,6 @@ SpmvLayouts stepsOnly() {
   return l;
 }
 
-HalfCsr integerValued(HalfCsr m) {
-  for (std::size_t e = 0; e < m.values.size(); ++e)
-    m.values[e] = floatToHalfBits(float(int(e * 7 % 17) - 8) / 4.f);
-  return m;
-}
-
 void checkOne(const HalfCsr& a, const std::string& what, const StepCsrOptions& o,
               std::uint32_t seed, int repeats) {
   const auto x = randomVector(a.cols, seed);
@@ -140,16 +134,7 @@ TEST(SpmvSegmentedStepsCuda, AwkwardShapes) {
 
 TEST(SpmvSegmentedStepsCuda, ProtonEngineMatrixAndEngineApi) {
   REQUIRE_GPU();
-  proton::ProtonPhantomCase pc = proton::makeRandomPhantomCase(11, 32);
-  proton::ProtonDoseRequest r;
-  r.ct = std::make_shared<CtVolume>(pc.ct);
-  r.beams = pc.beams;
-  r.doseGrid = pc.doseGrid;
-  r.backend = Backend::Cpu;
-  r.params.computeDoseMatrix = true;
-  proton::ProtonDoseResult res = proton::computeProtonDose(r);
-  ASSERT_TRUE(res.matrix.has_value());
-  const HalfCsr& d = *res.matrix;
+  const HalfCsr d = protonPhantomMatrix();
   ASSERT_GT(d.nnz(), 0);
   checkSegmentedSteps(d, "proton random phantom", 21);
   checkSegmentedSteps(transpose(d), "proton random phantom^T", 22);

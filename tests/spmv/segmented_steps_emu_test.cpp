@@ -18,14 +18,6 @@ namespace {
 
 using namespace spmv::test;
 
-/// The same matrix with values k/4 for k in [-8, 8] (exact in fp16) and an x of integers: every
-/// product and partial sum is a multiple of 1/4 far below 2^53, so any summation order is exact.
-HalfCsr integerValued(HalfCsr m) {
-  for (std::size_t e = 0; e < m.values.size(); ++e)
-    m.values[e] = floatToHalfBits(float(int(e * 7 % 17) - 8) / 4.f);
-  return m;
-}
-
 /// Both lane mappings (one or two lanes per group) on the encoding of m with options o.
 void expectEmulationMatches(const HalfCsr& m, const std::string& name, const StepCsrOptions& o) {
   const StepCsr s = encodeStepCsr(m, o);

@@ -35,12 +35,6 @@ SpmvLayouts offset8Only() {
   return l;
 }
 
-HalfCsr integerValued(HalfCsr m) {
-  for (std::size_t e = 0; e < m.values.size(); ++e)
-    m.values[e] = floatToHalfBits(float(int(e * 7 % 17) - 8) / 4.f);
-  return m;
-}
-
 /// Wide slices and rows cut between tasks seen by the GPU checks (so that a test can assert it
 /// exercised them).
 struct Seen {
@@ -157,16 +151,7 @@ TEST(SpmvSlicedOffset8Cuda, AwkwardShapes) {
 
 TEST(SpmvSlicedOffset8Cuda, ProtonEngineMatrixAndEngineApi) {
   REQUIRE_GPU();
-  proton::ProtonPhantomCase pc = proton::makeRandomPhantomCase(11, 32);
-  proton::ProtonDoseRequest r;
-  r.ct = std::make_shared<CtVolume>(pc.ct);
-  r.beams = pc.beams;
-  r.doseGrid = pc.doseGrid;
-  r.backend = Backend::Cpu;
-  r.params.computeDoseMatrix = true;
-  proton::ProtonDoseResult res = proton::computeProtonDose(r);
-  ASSERT_TRUE(res.matrix.has_value());
-  const HalfCsr& d = *res.matrix;
+  const HalfCsr d = protonPhantomMatrix();
   ASSERT_GT(d.nnz(), 0);
   checkSlicedOffset8(d, "proton random phantom", 21);
   checkSlicedOffset8(transpose(d), "proton random phantom^T", 22);

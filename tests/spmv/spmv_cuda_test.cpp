@@ -15,6 +15,7 @@
 #include "proton/proton_phantoms.hpp"
 #include "spmv/spmv.hpp"
 #include "spmv/synthetic.hpp"
+#include "spmv_test_matrices.hpp"
 #include "spmv_test_support.hpp"
 #include "gpu_test_support.hpp"
 
@@ -116,16 +117,7 @@ TEST(SpmvCuda, AwkwardShapes) {
 
 TEST(SpmvCuda, ProtonEngineMatrixAndEngineApi) {
   REQUIRE_GPU();
-  proton::ProtonPhantomCase pc = proton::makeRandomPhantomCase(11, 32);
-  proton::ProtonDoseRequest r;
-  r.ct = std::make_shared<CtVolume>(pc.ct);
-  r.beams = pc.beams;
-  r.doseGrid = pc.doseGrid;
-  r.backend = Backend::Cpu;
-  r.params.computeDoseMatrix = true;
-  proton::ProtonDoseResult res = proton::computeProtonDose(r);
-  ASSERT_TRUE(res.matrix.has_value());
-  const HalfCsr& d = *res.matrix;
+  const HalfCsr d = protonPhantomMatrix();
   ASSERT_GT(d.nnz(), 0);
   checkAllKernels(d, "proton random phantom", 21);
   checkAllKernels(transpose(d), "proton random phantom ^T", 22);

@@ -4,9 +4,13 @@
 // the awkward shapes of issue 14 (empty matrix, empty rows, one huge row, column gaps around the
 // escape thresholds and beyond 2^24, first column far from 0, the largest column index).
 #include <climits>
+#include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "proton/proton_dose.hpp"
+#include "proton/proton_phantoms.hpp"
 #include "spmv/synthetic.hpp"
 #include "spmv_test_support.hpp"
 
@@ -88,6 +92,30 @@ inline HalfCsr columnGaps() {
 
 /// Every matrix the existing SpMV tests use (without the proton engine's, which needs the proton
 /// library: see the test files), plus their transposes where those tests take them.
+/// The same matrix with values k/4 for k in [-8, 8] (exact in fp16): with an x of integers every
+/// product and partial sum is a multiple of 1/4 far below 2^53, so any summation order is exact
+/// and a kernel must equal the CPU reference bit for bit.
+inline HalfCsr integerValued(HalfCsr m) {
+  for (std::size_t e = 0; e < m.values.size(); ++e)
+    m.values[e] = floatToHalfBits(float(int(e * 7 % 17) - 8) / 4.f);
+  return m;
+}
+
+/// The dose matrix the proton engine builds on the CPU for its seeded random phantom (seed 11,
+/// 32 voxels a side): the real matrix of the SpMV kernel tests.
+inline HalfCsr protonPhantomMatrix() {
+  const proton::ProtonPhantomCase pc = proton::makeRandomPhantomCase(11, 32);
+  proton::ProtonDoseRequest r;
+  r.ct = std::make_shared<CtVolume>(pc.ct);
+  r.beams = pc.beams;
+  r.doseGrid = pc.doseGrid;
+  r.backend = Backend::Cpu;
+  r.params.computeDoseMatrix = true;
+  proton::ProtonDoseResult res = proton::computeProtonDose(r);
+  if (!res.matrix) throw std::runtime_error("the proton engine returned no dose matrix");
+  return HalfCsr(std::move(static_cast<HalfCsr&>(*res.matrix)));
+}
+
 inline std::vector<NamedMatrix> existingTestMatrices() {
   std::vector<NamedMatrix> out;
   out.push_back({"3x3 hand-checked", small3x3()});

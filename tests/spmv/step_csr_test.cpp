@@ -102,16 +102,7 @@ TEST(SpmvStepCsr, RoundTripsAwkwardShapes) {
 }
 
 TEST(SpmvStepCsr, RoundTripsTheProtonEngineMatrix) {
-  proton::ProtonPhantomCase pc = proton::makeRandomPhantomCase(11, 32);
-  proton::ProtonDoseRequest r;
-  r.ct = std::make_shared<CtVolume>(pc.ct);
-  r.beams = pc.beams;
-  r.doseGrid = pc.doseGrid;
-  r.backend = Backend::Cpu;
-  r.params.computeDoseMatrix = true;
-  const proton::ProtonDoseResult res = proton::computeProtonDose(r);
-  ASSERT_TRUE(res.matrix.has_value());
-  const HalfCsr& d = *res.matrix;
+  const HalfCsr d = protonPhantomMatrix();
   expectRoundTrips(d, "proton random phantom");
   expectRoundTrips(transpose(d), "proton random phantom^T");
 }
