@@ -188,25 +188,14 @@ void decodeSlices(const S8& s, std::int64_t s0, std::int64_t s1, std::uint32_t o
 }  // namespace
 
 HalfCsr decodeSlicedOffset8(const SlicedOffset8& s) {
-  HalfCsr m;
-  m.rows = s.rows;
-  m.cols = s.cols;
-  m.scale = s.scale;
-  m.colIdx.reserve(std::size_t(s.nnz));
-  m.values.reserve(std::size_t(s.nnz));
-  std::vector<std::int64_t> count(std::size_t(s.rows) + 1, 0);
-  decodeSlices(
-      s, 0, s.nSlices, 0,
-      [&](std::uint32_t ord, std::uint32_t col, std::uint16_t v) {
-        ++count[std::size_t(s.nonEmptyRow[ord]) + 1];
-        m.colIdx.push_back(std::int32_t(col));
-        m.values.push_back(v);
-      },
-      [](std::uint32_t) {});
-  m.rowPtr.resize(std::size_t(s.rows) + 1);
-  for (std::int64_t r = 0; r < s.rows; ++r)
-    m.rowPtr[std::size_t(r) + 1] = m.rowPtr[std::size_t(r)] + count[std::size_t(r) + 1];
-  return m;
+  return csrFromRowOrder(s.rows, s.cols, s.scale, s.nnz, [&](auto&& emit) {
+    decodeSlices(
+        s, 0, s.nSlices, 0,
+        [&](std::uint32_t ord, std::uint32_t col, std::uint16_t v) {
+          emit(s.nonEmptyRow[ord], col, v);
+        },
+        [](std::uint32_t) {});
+  });
 }
 
 void multiplySlicedOffset8Cpu(const SlicedOffset8& s, const double* x, double* y, int threads) {

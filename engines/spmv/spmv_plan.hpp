@@ -51,6 +51,30 @@ struct RowBins {
   std::vector<EmptyRun> emptyRuns; ///< runs of empty rows, row order
 };
 
+/// The HalfCsr of entries visited in row order (the compact layouts' decoders): visit(emit) calls
+/// emit(row, column, fp16 bits) for each of the nnz entries, rows ascending and each row's
+/// entries in column order; rows it never names are empty.
+template <class Visit>
+HalfCsr csrFromRowOrder(std::int64_t rows, std::int64_t cols, double scale, std::int64_t nnz,
+                        Visit&& visit) {
+  HalfCsr m;
+  m.rows = rows;
+  m.cols = cols;
+  m.scale = scale;
+  m.colIdx.reserve(std::size_t(nnz));
+  m.values.reserve(std::size_t(nnz));
+  std::vector<std::int64_t> count(std::size_t(rows) + 1, 0);
+  visit([&](std::int64_t row, std::uint32_t col, std::uint16_t v) {
+    ++count[std::size_t(row) + 1];
+    m.colIdx.push_back(std::int32_t(col));
+    m.values.push_back(v);
+  });
+  m.rowPtr.resize(std::size_t(rows) + 1);
+  for (std::int64_t r = 0; r < rows; ++r)
+    m.rowPtr[std::size_t(r) + 1] = m.rowPtr[std::size_t(r)] + count[std::size_t(r) + 1];
+  return m;
+}
+
 /// Appends empty row r (rows visited in order) to runs: the last run grows when r follows it and
 /// holds fewer than kEmptyRunMax rows, else a new run starts. Every layout's empty rows are such
 /// runs (one warp writes a run's zeros).

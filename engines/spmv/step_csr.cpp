@@ -185,22 +185,11 @@ void decodeTasks(const StepCsr& s, std::size_t t0, std::size_t t1, F&& fn) {
 }  // namespace
 
 HalfCsr decodeStepCsr(const StepCsr& s) {
-  HalfCsr m;
-  m.rows = s.rows;
-  m.cols = s.cols;
-  m.scale = s.scale;
-  m.colIdx.reserve(std::size_t(s.nnz));
-  m.values.reserve(std::size_t(s.nnz));
-  std::vector<std::int64_t> count(std::size_t(s.rows) + 1, 0);
-  decodeTasks(s, 0, s.tasks.size(), [&](std::uint32_t ord, std::uint32_t col, std::uint16_t v) {
-    ++count[std::size_t(s.rowIndex[ord]) + 1];
-    m.colIdx.push_back(std::int32_t(col));
-    m.values.push_back(v);
+  return csrFromRowOrder(s.rows, s.cols, s.scale, s.nnz, [&](auto&& emit) {
+    decodeTasks(s, 0, s.tasks.size(), [&](std::uint32_t ord, std::uint32_t col, std::uint16_t v) {
+      emit(s.rowIndex[ord], col, v);
+    });
   });
-  m.rowPtr.resize(std::size_t(s.rows) + 1);
-  for (std::int64_t r = 0; r < s.rows; ++r)
-    m.rowPtr[std::size_t(r) + 1] = m.rowPtr[std::size_t(r)] + count[std::size_t(r) + 1];
-  return m;
 }
 
 void multiplyStepCsrCpu(const StepCsr& s, const double* x, double* y, int threads) {
