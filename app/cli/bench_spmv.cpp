@@ -23,7 +23,7 @@
 // variants (StepCsr step bits 4 or 8 and groups per task, 0: the encoder's choice; lanes per
 // group 1 or 2; default: both lane mappings on the encoder's choice);
 // PENUMBRA_SPMV_OFFSET8_VARIANTS="c4,c8,c16b4" lists csr_spmv_sliced_offset8 chunks (256 entries)
-// per warp task and optionally the kernel's blocks per SM (b5, the default, or b4; default "c8").
+// per warp task and optionally the kernel's blocks per SM (b4, the default, or b5; default "c8").
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
