@@ -138,6 +138,9 @@ std::vector<BenchRow> benchGamma(int reps, const std::string& writeCaseDir) {
     envInt("PENUMBRA_GAMMA_GROUP", req.cudaTuning.laneGroup);
     envInt("PENUMBRA_GAMMA_SKIP", req.cudaTuning.skipLimit);
     envInt("PENUMBRA_GAMMA_SLAB", req.cudaTuning.slabPointsLog2);
+    int timeline = 0;
+    envInt("PENUMBRA_GAMMA_TIMELINE", timeline);
+    req.cudaTuning.timeline = timeline != 0;
     char variant[64];
     std::snprintf(variant, sizeof variant, "%g%%/%gmm global", crit, crit);
 

@@ -137,6 +137,9 @@ PointSetup<double> makePointSetup(const CompareRequest& r, double normalisationG
   }
   const Vec3 off = det * (gr.origin - ge.origin);
   for (int a = 0; a < 3; ++a) s.toEvalOffset[a] = off[a] / ge.spacing[a];
+  s.sameGrid = gr.dims == ge.dims;
+  for (int i = 0; i < 9; ++i) s.sameGrid = s.sameGrid && s.toEval[i] == (i % 4 == 0 ? 1.0 : 0.0);
+  for (int a = 0; a < 3; ++a) s.sameGrid = s.sameGrid && s.toEvalOffset[a] == 0.0;
 
   const double cap = c.gammaCap;
   const double limit = c.maxSearchMm > 0 ? std::min(c.maxSearchMm / c.distanceMm, cap) : cap;
@@ -173,6 +176,7 @@ PointSetup<float> toFloat(const PointSetup<double>& s) {
   f.local = s.local;
   f.gamma = s.gamma;
   f.cutoffGy = s.cutoffGy;
+  f.sameGrid = s.sameGrid;
   return f;
 }
 

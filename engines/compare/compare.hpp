@@ -82,6 +82,10 @@ struct CudaGammaTuning {
   /// one after the other, and each slab's gamma downloads while the next is searched, so the
   /// last slab's download is what follows the search).
   int slabPointsLog2 = 23;
+  /// Adds a "timeline" profile row per copy and launch (its start after the call's first GPU
+  /// work, and its length): where the GPU time of a call goes, for tuning (bench
+  /// PENUMBRA_GAMMA_TIMELINE=1).
+  bool timeline = false;
 };
 
 struct CompareRequest {

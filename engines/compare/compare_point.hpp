@@ -29,6 +29,12 @@ struct PointSetup {
   bool local = false;
   bool gamma = true;       ///< false: difference only
   float cutoffGy = 0;
+  /// The evaluated grid is the reference grid (same dims, and toEval the identity with no
+  /// offset, exactly): a reference point is an evaluated voxel centre, whose trilinear value is
+  /// that voxel's dose. The comparison then reads the voxel instead of interpolating (the CUDA
+  /// classification skips the point's position altogether): the same value, except on the last
+  /// voxel of an axis, where the interpolation's a + 1 * (b - a) can miss b by a rounding.
+  bool sameGrid = false;
 };
 
 /// The evaluated dose's trilinear value at continuous index e (inside its box).
@@ -46,6 +52,17 @@ PENUMBRA_GAMMA_HD Real sampleTrilinear(const GammaField<Real>& f, const double e
   Real v[8];
   detail::loadCorners(f, c[0], c[1], c[2], Real(1), v);
   return detail::trilinear(v, t[0], t[1], t[2]);
+}
+
+/// The evaluated dose at voxel (i, j, k) of the evaluated grid.
+template <typename Real>
+PENUMBRA_GAMMA_HD Real voxelDose(const GammaField<Real>& f, int i, int j, int k) {
+  const long long at = ((long long)k * f.n[1] + j) * f.n[0] + i;
+#if defined(__CUDA_ARCH__)
+  return Real(__ldg(f.dose + at));
+#else
+  return Real(f.dose[at]);
+#endif
 }
 
 struct PointOutcome {
@@ -78,13 +95,13 @@ PENUMBRA_GAMMA_HD Real inverseDoseCriterion(const PointSetup<Real>& s, float dr)
   return s.local ? Real(1) / (s.ddFraction * Real(dr)) : s.invDdGlobal;
 }
 
+/// The class and difference of a reference point inside the evaluated box, of reference dose
+/// dr and evaluated dose de (the gamma is left to the caller).
 template <typename Real>
-PENUMBRA_GAMMA_HD PointOutcome comparePoint(const PointSetup<Real>& s, int i, int j, int k,
-                                            float dr, bool inMask) {
+PENUMBRA_GAMMA_HD PointOutcome classifyPoint(const PointSetup<Real>& s, float dr, Real de,
+                                             bool inMask) {
   PointOutcome out;
-  double e[3];
-  if (!locatePoint(s, i, j, k, e)) return out;
-  out.difference = float(Real(dr) - sampleTrilinear(s.field, e));
+  out.difference = float(Real(dr) - de);
   if (!inMask) {
     out.cls = kOutsideMask;
     return out;
@@ -94,7 +111,17 @@ PENUMBRA_GAMMA_HD PointOutcome comparePoint(const PointSetup<Real>& s, int i, in
     return out;
   }
   out.cls = kEvaluated;
-  if (s.gamma) {
+  return out;
+}
+
+template <typename Real>
+PENUMBRA_GAMMA_HD PointOutcome comparePoint(const PointSetup<Real>& s, int i, int j, int k,
+                                            float dr, bool inMask) {
+  double e[3];
+  if (!locatePoint(s, i, j, k, e)) return PointOutcome{};
+  const Real de = s.sameGrid ? voxelDose(s.field, i, j, k) : sampleTrilinear(s.field, e);
+  PointOutcome out = classifyPoint(s, dr, de, inMask);
+  if (out.cls == kEvaluated && s.gamma) {
     const GammaPoint g = gammaAt(s.field, e, Real(dr), inverseDoseCriterion(s, dr), s.limits);
     out.gamma = float(g.gamma);
     out.depthLimited = g.depthLimited;

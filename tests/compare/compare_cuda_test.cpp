@@ -135,13 +135,20 @@ CompareRequest largeSmoothCase(double dd, double dta, double zEndMm) {
 }
 
 TEST(CompareCuda, ALargeComparisonSearchedInSeveralLaunchesAgreesWithTheCpu) {
-  // 8.7 M reference points, all above the cut-off: five search launches of 2^21 list entries,
-  // with the pause for progress and cancel after the fourth (which must go on to the fifth).
+  // 8.7 M reference points, all above the cut-off, in slabs of 43 slices (2^21 points): five
+  // slabs on two streams, one search launch each, the host pausing for progress and cancel
+  // before each launch from the second on and waiting for the one before from the third on.
   REQUIRE_GPU();
   CompareRequest r = largeSmoothCase(1, 1, 1e9);
+  r.cudaTuning.slabPointsLog2 = 21;
   const Pair p = runBoth(r);
   expectAgreement(p, r.criteria.tolerance);
   EXPECT_GT(p.gpu.gammaStats.evaluatedPoints, 4 * (std::int64_t(1) << 21));
+  // One grid: both backends take each voxel's difference as it is, bit for bit.
+  ASSERT_EQ(p.gpu.difference.data.size(), p.cpu.difference.data.size());
+  EXPECT_EQ(std::memcmp(p.gpu.difference.data.data(), p.cpu.difference.data.data(),
+                        p.cpu.difference.data.size() * 4),
+            0);
 }
 
 TEST(CompareCuda, OnlyTheListedStretchOfEachSlabIsDownloadedTheRestIsNaN) {

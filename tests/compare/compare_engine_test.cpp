@@ -151,6 +151,24 @@ TEST(CompareEngine, ResultDoesNotDependOnTheThreadCount) {
   EXPECT_LT(one.gammaStats.passRatePercent, 100.0);  // the case really differs somewhere
 }
 
+TEST(CompareEngine, OnOneGridTheDifferenceIsEachVoxelsOwn) {
+  // Two doses on one grid: every reference point is an evaluated voxel centre, so A - B is the
+  // two voxels' difference exactly, the last voxel of each axis included (there the
+  // interpolation's a + 1 * (b - a) may miss b by a rounding; the same-grid path reads b).
+  const Grid g = makeGrid(13, 11, 9, {2, 2, 2}, {-5, 3, 1});
+  auto f = randomSmoothDose(11, {-5, 3, 1}, {19, 23, 17});
+  auto ref = sample(g, f);
+  auto eval = sample(g, [&](Vec3 p) { return 1.0 / 3.0 + 0.97 * f(p + Vec3{0.7, -0.3, 0.2}); });
+  const CompareResult out = compareDoses(request(ref, eval, 2, 2));
+  for (int k = 0; k < 9; ++k)
+    for (int j = 0; j < 11; ++j)
+      for (int i = 0; i < 13; ++i)
+        ASSERT_EQ(out.difference.at(i, j, k),
+                  float(double(ref->at(i, j, k)) - double(eval->at(i, j, k))))
+            << i << " " << j << " " << k;
+  EXPECT_GT(out.gammaStats.evaluatedPoints, 0);
+}
+
 TEST(CompareEngine, CancelStopsTheRun) {
   CompareRequest r = smallCase();
   CancelToken token;

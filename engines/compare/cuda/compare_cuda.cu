@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <future>
 #include <limits>
@@ -164,6 +165,23 @@ void forEachLargeBuffer(Ws& W, const CompareRequest& r, F&& f) {
   f(W.mask, r.mask ? nRef : std::size_t(0));
 }
 
+/// One profile row per launch of `t`: "timeline <what>", its start after `origin` in the
+/// variant and its length as the time (CudaGammaTuning::timeline).
+void addTimeline(std::vector<KernelProfile>& out, const std::string& what,
+                 const penumbra::cuda::LaunchTimes& t, cudaEvent_t origin,
+                 const std::string& device) {
+  for (std::size_t i = 0; i < std::size_t(t.launches()); ++i) {
+    float at = 0, ms = 0;
+    PENUMBRA_CUDA_CHECK(cudaEventElapsedTime(&at, origin, t.start[i]->e));
+    PENUMBRA_CUDA_CHECK(cudaEventElapsedTime(&ms, t.start[i]->e, t.stop[i]->e));
+    char when[48];
+    std::snprintf(when, sizeof when, "from %.3f ms", double(at));
+    out.push_back(penumbra::cuda::launchProfile("timeline " + what + " " + std::to_string(i),
+                                                when, penumbra::cuda::KernelStats{}, ms, 1,
+                                                device));
+  }
+}
+
 /// Blocks of the search kernel that fit on the GPU at once, at most `enough`.
 template <typename Kernel>
 int residentBlocks(Kernel kernel, long long enough, int block = kBlock,
@@ -263,7 +281,7 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
   penumbra::cuda::KernelStats classifyStats, searchStats, statsStats;
   classifyStats.fn = (const void*)classifyKernel;
   classifyStats.block = kBlock;
-  std::vector<cudaEvent_t> searchedSlab;
+  std::vector<cudaEvent_t> searchedSlab, classifiedSlab;
   for (int b = 0; b < slabs; ++b) {
     job.checkCancel();
     const int k0 = b * slabSlices, k1 = std::min(g.dims[2], k0 + slabSlices);
@@ -276,6 +294,8 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
                                                   k1, b, W.counters.get());
     PENUMBRA_CUDA_CHECK_LAUNCH("classifyKernel");
     classify.end(stream);
+    classifiedSlab.push_back(W.events.next());
+    PENUMBRA_CUDA_CHECK(cudaEventRecord(classifiedSlab.back(), stream));
     // The slab's part of the list ends at the count so far (the classification appends in
     // launch order on this stream).
     PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(W.counters.get() + kSlabEnd + b, W.counters.get() + kListed,
@@ -290,13 +310,14 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
   PENUMBRA_CUDA_CHECK(cudaEventRecord(classified, stream));
 
   // The result's host memory: ready from the previous run of this size, else made now on helper
-  // threads while the GPU works; then the next run's, also off the critical path. The gamma
-  // volume's is NaN: only the stretch of each slab that holds listed points is downloaded.
-  // Started here, behind the classification, because starting a thread costs 50-80 us on the
-  // GPU machine: two std::async calls at the top of the call put the first GPU call 0.10-0.15
-  // ms after entry. Persistent helper threads (a pool fed by a lock and a notify) removed that
-  // too but made back-to-back calls wait for their memory more often (back to back 2.43-6.02 ms
-  // against 2.41-3.08 ms here; 50 ms apart alike, 2.31-2.50 ms; box4-256 2 %/2 mm, one H100,
+  // threads while the GPU works; then the next run's, off the critical path. The gamma volume's
+  // is NaN: only the stretch of each slab that holds listed points is downloaded. The next
+  // run's helpers start only once all of this run's GPU work is queued, because starting a
+  // thread costs 50-80 us on the GPU machine: behind the classification (0.12 ms on box4-256
+  // since the same-grid path) they held back the search's launch by 0.06 ms (one H200,
+  // 2026-11-27, CudaGammaTuning::timeline). Persistent helper threads (a pool fed by a lock and
+  // a notify) made back-to-back calls wait for their memory more often (back to back 2.43-6.02
+  // ms against 2.41-3.08 ms; 50 ms apart alike, 2.31-2.50 ms; box4-256 2 %/2 mm, one H100,
   // 2026-11-26, three runs each alternated).
   const float nan = std::numeric_limits<float>::quiet_NaN();
   auto make = [nRef, device](float fill) {
@@ -310,19 +331,60 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
     gammaOut = make(nan);
     diffOut = make(0.0f);
   }
-  W.nextGamma = make(nan);
-  W.nextDiff = make(0.0f);
-  W.nextSize = nRef;
+  HostOutput diffHost, gammaHost;
+  bool diffLocked = false;
+  W.ranges.reserve(2 * kMaxSlabs);
+  const cudaEvent_t rangesRead = W.events.next();
+  // The difference is final once a slab is classified: each slab's downloads on the copy
+  // stream from then on, while the other slabs are classified and the search runs (the PCIe
+  // copies, 82 MB on box4-256, take about as long as the search: queued behind the search's
+  // launches they started 0.4 ms into the call, 0.28 ms after the first slab was classified),
+  // then each slab's gamma once that slab's search is done. Both results stay page-locked
+  // (the voxel pool keeps their blocks so). Queued before the search when the memory is ready
+  // (a warm call), else once it is.
+  auto queueDifference = [&] {
+    const Clock::time_point w0 = Clock::now();
+    diffHost = diffOut.get();
+    gammaHost = gammaOut.get();
+    waitMemoryMs += msSince(w0);
+    diffLocked = diffHost.locked;
+    for (int b = 0; b < slabs; ++b) {
+      const std::size_t v0 = std::size_t(b) * std::size_t(slabSlices) * std::size_t(slice);
+      const std::size_t v1 = std::min(nRef, v0 + std::size_t(slabSlices) * std::size_t(slice));
+      PENUMBRA_CUDA_CHECK(cudaStreamWaitEvent(W.copy->s, classifiedSlab[std::size_t(b)], 0));
+      download.begin(W.copy->s);
+      PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(diffHost.data.data() + v0, W.diff.get() + v0,
+                                          (v1 - v0) * 4, cudaMemcpyDeviceToHost, W.copy->s));
+      download.end(W.copy->s);
+      // The listed ranges once every slab is classified: behind the first slab's difference,
+      // so that the host learns them (and queues the gamma's copies) long before the copy
+      // stream is free for them.
+      if (b == 0) {
+        PENUMBRA_CUDA_CHECK(cudaStreamWaitEvent(W.copy->s, classified, 0));
+        PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(W.ranges.get(), W.counters.get() + kFirstListed,
+                                            2 * kMaxSlabs * sizeof(unsigned long long),
+                                            cudaMemcpyDeviceToHost, W.copy->s));
+        PENUMBRA_CUDA_CHECK(cudaEventRecord(rangesRead, W.copy->s));
+      }
+    }
+  };
+  const bool memoryReady =
+      diffOut.wait_for(std::chrono::seconds(0)) == std::future_status::ready &&
+      gammaOut.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+  if (memoryReady) queueDifference();
 
-  // The search: persistent blocks, as many as fit on the GPU at once, over ranges of 2^21 list
-  // entries a launch, enqueued straight behind the classification without waiting for the
-  // counts (each launch reads its slab's list range from device memory, and one past it
-  // returns at once): the host waits for nothing until the result is down. Every 4 launches
-  // (8 M listed points, tens of milliseconds) the host records an event and waits for the one
-  // recorded 4 launches earlier, to report progress and honour a cancel: the GPU keeps 4 to 8
-  // launches queued, and a comparison of at most 8 launches (box4-256: 2 slabs of 4) never
-  // waits. (It used to read a counter there through a pageable copy, which waits for the GPU
-  // and, with a download queued on the copy engine, for that download too.)
+  // The search: persistent blocks, as many as fit on the GPU at once, over ranges of 2^23 list
+  // entries a launch (a slab's whole list unless slabs are larger), enqueued straight behind the
+  // classification without waiting for the counts (each launch reads its slab's list range from
+  // device memory, and one past it returns at once): the host waits for nothing until the
+  // result is down. From the second launch on the host records an event after each and waits
+  // for the one before, to report progress and honour a cancel: the GPU keeps one or two
+  // launches queued. (It used to read a counter there through a pageable copy, which waits for
+  // the GPU and, with a download queued on the copy engine, for that download too.)
+  // Until 2026-11-27 a launch took 2^21 entries: box4-256's slabs of 2^23 points had 4 launches
+  // each, 3 of them empty, and an empty launch still waits for SM room behind the other
+  // stream's persistent blocks. The timeline showed slab 0's lane groups held back 0.33 ms that
+  // way, and slab 1's 0.19 ms (one H200, CudaGammaTuning::timeline).
   // Refill when 16 lanes are idle. First measured at 8: 3.54 / 4.24 ms (2 %/2 mm, 1 %/1 mm on
   // box4-256, H100 2026-11-26) against 3.72 / 4.68 ms for every lane at once, 4 and 16 alike.
   // With the boxes passed over inside a step (shorter points, more refills) 16 is ahead: search
@@ -333,7 +395,7 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
   const auto searchFn = searchKernel<16>;
   searchStats.fn = (const void*)searchFn;
   searchStats.block = kBlock;
-  const unsigned long long perLaunch = 1ull << 21;
+  const unsigned long long perLaunch = 1ull << 23;
   const int blocks = residentBlocks(
       searchFn,
       ((long long)std::min<unsigned long long>(nRef, perLaunch) + kBlock - 1) / kBlock);
@@ -366,7 +428,7 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
     const int k0 = b * slabSlices, k1 = std::min(g.dims[2], k0 + slabSlices);
     const unsigned long long slabPoints = (unsigned long long)(k1 - k0) * (unsigned long long)slice;
     for (unsigned long long p0 = 0; p0 < slabPoints; p0 += perLaunch, ++launches) {
-      if (launches > 0 && launches % 4 == 0) {
+      if (launches > 0) {
         launchGroups.push_back(W.events.next());
         PENUMBRA_CUDA_CHECK(cudaEventRecord(launchGroups.back(), ss));
         if (launchGroups.size() >= 2)
@@ -430,25 +492,10 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
   PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(small + runBytes + histBytes, W.counters.get(), counterBytes,
                                       cudaMemcpyDeviceToHost, stream));
 
-  // The difference is final after the classification: it downloads on the copy stream while the
-  // search runs, then each slab's gamma once that slab's search is done. Both results stay
-  // page-locked (the voxel pool keeps their blocks so).
-  PENUMBRA_CUDA_CHECK(cudaStreamWaitEvent(W.copy->s, classified, 0));
-  W.ranges.reserve(2 * kMaxSlabs);
-  PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(W.ranges.get(), W.counters.get() + kFirstListed,
-                                      2 * kMaxSlabs * sizeof(unsigned long long),
-                                      cudaMemcpyDeviceToHost, W.copy->s));
-  const cudaEvent_t rangesRead = W.events.next();
-  PENUMBRA_CUDA_CHECK(cudaEventRecord(rangesRead, W.copy->s));
-  Clock::time_point w0 = Clock::now();
-  HostOutput diffHost = diffOut.get();
-  HostOutput gammaHost = gammaOut.get();
-  waitMemoryMs += msSince(w0);
-  const bool diffLocked = diffHost.locked;
-  download.begin(W.copy->s);
-  PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(diffHost.data.data(), W.diff.get(), nRef * 4,
-                                      cudaMemcpyDeviceToHost, W.copy->s));
-  download.end(W.copy->s);
+  if (!memoryReady) queueDifference();
+  W.nextGamma = make(nan);
+  W.nextDiff = make(0.0f);
+  W.nextSize = nRef;
   // Each slab's gamma from its first to its last listed point (outside: NaN on the GPU and in
   // the host memory alike). The ranges come from the classification, which the host waits for
   // here while the search runs. On box4-256 that is 28 % of the volume (2 %/2 mm, 10 % cut-off).
@@ -552,6 +599,14 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
           ", difference during the search, the gamma's listed stretch of " +
           std::to_string(slabs) + " slab(s) as the search ends each",
       copyOut, download.totalMs(), download.launches(), out.device));
+  if (tuning.timeline) {
+    const cudaEvent_t origin = upload.start[0]->e;
+    addTimeline(out.profiles, "classify", classify, origin, out.device);
+    addTimeline(out.profiles, "search one lane", kernel, origin, out.device);
+    addTimeline(out.profiles, "search groups", longKernel, origin, out.device);
+    addTimeline(out.profiles, "statistics", stats, origin, out.device);
+    addTimeline(out.profiles, "download", download, origin, out.device);
+  }
   out.profiles.push_back(
       hostStageProfile("wait for result memory (host)", "made on helper threads", waitMemoryMs));
   out.profiles.push_back(hostStageProfile("CUDA backend (host wall)", "whole", msSince(start)));

@@ -102,10 +102,17 @@ __global__ void __launch_bounds__(kBlock)
     const long long at = first + (long long)u * kBlock;
     bool needsGamma = false;
     if (at < stop) {
-      int i, j, k;
-      pointIndex(s, at, i, j, k);
-      const PointOutcome o =
-          comparePoint(classify, i, j, k, __ldg(ref + at), mask ? __ldg(mask + at) != 0 : true);
+      const float dr = __ldg(ref + at);
+      const bool inMask = mask ? __ldg(mask + at) != 0 : true;
+      PointOutcome o;
+      if (s.sameGrid) {
+        // The evaluated voxel at the same index (comparePoint's same-grid case), no position.
+        o = classifyPoint(classify, dr, __ldg(s.field.dose + at), inMask);
+      } else {
+        int i, j, k;
+        pointIndex(s, at, i, j, k);
+        o = comparePoint(classify, i, j, k, dr, inMask);
+      }
       diff[at] = o.cls == kOutsideEvaluated ? nan : o.difference;
       gamma[at] = nan;
       needsGamma = o.cls == kEvaluated && s.gamma;
