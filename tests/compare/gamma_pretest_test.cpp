@@ -4,6 +4,7 @@
 // best values, in both precisions the engine searches in.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 
 #include "compare/gamma_search.hpp"
@@ -68,6 +69,14 @@ TEST(GammaPretest, ABoxRuledOutWouldNeitherLowerBestNorBeRefinedInFloat) {
 
 TEST(GammaPretest, ABoxRuledOutWouldNeitherLowerBestNorBeRefinedInDouble) {
   checkRuledOutBoxesChangeNothing<double>(11u);
+}
+
+TEST(GammaSearchParts, BoxWidthsAreExactPowersOfTwoAtEveryLevel) {
+  // pow2Neg builds 2^-level from exponent bits; the boxes' corners (t0, t1) rely on it exactly.
+  for (int level = 0; level <= kGammaMaxLevel; ++level) {
+    EXPECT_EQ(detail::pow2Neg<float>(level), std::ldexp(1.0f, -level)) << level;
+    EXPECT_EQ(detail::pow2Neg<double>(level), std::ldexp(1.0, -level)) << level;
+  }
 }
 
 }  // namespace

@@ -46,8 +46,8 @@ constexpr int kMaxSlabs = 8;
 enum Counter {
   kListed = 0,        ///< points listed for a gamma
   kDepthLimited = 1,  ///< depth-limited points
-  kSlabEnd = 2,       ///< kMaxSlabs entries: the list's length after slab s was classified
-  kNext = kSlabEnd + kMaxSlabs,  ///< kMaxSlabs entries: the next list entry of slab s's search
+  kSlabCount = 2,     ///< kMaxSlabs entries: the points slab s listed
+  kNext = kSlabCount + kMaxSlabs,  ///< kMaxSlabs entries: the next list entry of slab s's search
   kLong = kNext + kMaxSlabs,     ///< kMaxSlabs entries: slab s's points handed to lane groups
   kLongNext = kLong + kMaxSlabs, ///< kMaxSlabs entries: the next of them a group takes
   /// kMaxSlabs entries: 2^40 - the first listed point's index of slab s (0: none listed).
@@ -119,11 +119,11 @@ __global__ void __launch_bounds__(kBlock)
     }
     lanes[u] = __ballot_sync(0xffffffffu, needsGamma);
   }
-  // One atomic a block for the list and one for each end of the slab's listed range (the
-  // warps' counts and ends meet in shared memory): same-address atomics serialise in L2. With
-  // one a warp (box4-256, one H100, 2026-11-26) the classification took 0.24 ms, then 0.22 ms,
-  // and the search 1.78 -> 1.72 ms (2 %/2 mm): a block's points lie together in the list, in
-  // index order, so a warp's lanes search neighbouring points.
+  // One atomic a block for the list, one for the slab's count and one for each end of its
+  // listed range (the warps' counts and ends meet in shared memory): same-address atomics
+  // serialise in L2. With one a warp (box4-256, one H100, 2026-11-26) the classification took
+  // 0.24 ms, then 0.22 ms, and the search 1.78 -> 1.72 ms (2 %/2 mm): a block's points lie
+  // together in the list, in index order, so a warp's lanes search neighbouring points.
   constexpr int kParts = kClassifyPoints * (kBlock / 32);  // (point round, warp), index order
   __shared__ unsigned partCount[kParts];
   __shared__ long long partFirst[kParts], partLast[kParts];
@@ -149,6 +149,7 @@ __global__ void __launch_bounds__(kBlock)
     }
     if (total) {
       blockBase = unsigned(atomicAdd(counters + kListed, (unsigned long long)total));
+      atomicAdd(counters + kSlabCount + slab, (unsigned long long)total);
       // The slab's range of listed indices: only that range of the gamma volume is
       // downloaded, the rest is NaN on both sides.
       atomicMax(counters + kFirstListed + slab, kListedKey - (unsigned long long)lo);
@@ -196,7 +197,13 @@ __device__ __forceinline__ bool fitsGroupSearch(const GammaField<float>& f,
 
 /// Slab s's part of the list (and of the long list beside it) starts here.
 __device__ __forceinline__ unsigned slabBegin(const unsigned long long* counters, int slab) {
-  return slab > 0 ? unsigned(counters[kSlabEnd + slab - 1]) : 0u;
+  // The classifications run one after the other on one stream, so each slab's entries follow
+  // the earlier slabs' in the list. (Until 2026-11-27 a device-to-device copy of the running
+  // count after each classification held each slab's end: two more GPU operations and API
+  // calls between the classification and the search.)
+  unsigned begin = 0;
+  for (int b = 0; b < slab; ++b) begin += unsigned(counters[kSlabCount + b]);
+  return begin;
 }
 
 /// stepBudget > 0: a point still searching after that many steps goes to the long list (its
@@ -215,7 +222,7 @@ __global__ void __launch_bounds__(kBlock, 6)
   // Entries [from, to) of slab `slab`'s part of the list, which the classification counted
   // (device memory: the host enqueues the search without waiting for the counts).
   const unsigned begin = slabBegin(counters, slab);
-  const unsigned end = unsigned(counters[kSlabEnd + slab]);
+  const unsigned end = begin + unsigned(counters[kSlabCount + slab]);
   const unsigned first = begin + from;
   unsigned last = begin + to;
   last = last < end ? last : end;
