@@ -155,6 +155,7 @@ private:
   /// stops after a few positions (-1, resumed at the next step), so that a lane skipping many
   /// cells does not hold its warp's other lanes (see PENUMBRA_GAMMA_SIMT).
   PENUMBRA_GAMMA_HD int nextCell(const GammaField<Real>& f, const GammaLimits<Real>& lim) {
+    const Real pruneAt = best.pruneLevel();  // best does not change during the scan
     for (int scanned = 0;; ++scanned) {
       if (PENUMBRA_GAMMA_SIMT && scanned == scanLimit) return -1;
       if (oz > hi3[2]) {
@@ -187,7 +188,7 @@ private:
       const Real g2 = detail::axisGap2(ur[0], lo[0], f.w[0]) +
                       detail::axisGap2(ur[1], lo[1], f.w[1]) +
                       detail::axisGap2(ur[2], lo[2], f.w[2]);
-      if (best.prunes(g2) || g2 > lim.limit2) continue;
+      if (best.prunesAt(g2, pruneAt) || g2 > lim.limit2) continue;
       detail::loadCorners(f, cx, cy, cz, invDd, corner);
       return 1;
     }
