@@ -151,10 +151,11 @@ TEST(CompareCuda, ALargeComparisonSearchedInSeveralLaunchesAgreesWithTheCpu) {
             0);
 }
 
-TEST(CompareCuda, OnlyTheListedStretchOfEachSlabIsDownloadedTheRestIsNaN) {
-  // Two slabs (2^23 points each at most): the dose ends below the cut-off 9 slices before the
-  // grid does, so the second slab lists no point and is not downloaded at all, and the first
-  // slab's stretch ends early. Every voxel must still agree with the CPU, NaN where it has NaN.
+TEST(CompareCuda, OnlyTheBoxesOfEachSlabAreDownloadedTheRestIsZeroOrNaN) {
+  // Two slabs (2^23 points each at most): both doses are 0 in the last 9 slices, so the second
+  // slab (slices 173-179) lists no point and has no difference other than +0: neither of its
+  // boxes is downloaded at all, and the first slab's boxes end early. Every voxel must still
+  // agree with the CPU: NaN where it has NaN, +0 where it has +0.
   REQUIRE_GPU();
   CompareRequest r = largeSmoothCase(2, 2, 170 * 1.5);
   const Pair p = runBoth(r);
@@ -162,6 +163,11 @@ TEST(CompareCuda, OnlyTheListedStretchOfEachSlabIsDownloadedTheRestIsNaN) {
   const std::size_t slice = 220 * 220;
   for (std::size_t i = 171 * slice; i < p.gpu.gamma.data.size(); ++i)
     ASSERT_TRUE(std::isnan(p.gpu.gamma.data[i])) << "voxel " << i;
+  for (std::size_t i = 171 * slice; i < p.gpu.difference.data.size(); ++i) {
+    std::uint32_t bits = 1;
+    std::memcpy(&bits, &p.gpu.difference.data[i], 4);
+    ASSERT_EQ(bits, 0u) << "voxel " << i;  // +0, as on the CPU (0 - 0)
+  }
   // Slices 171-179 (z > 255 mm) are below the cut-off, all of them and nothing else.
   EXPECT_EQ(p.gpu.belowCutoff, std::int64_t(9 * slice));
   EXPECT_EQ(p.cpu.belowCutoff, std::int64_t(9 * slice));

@@ -4,7 +4,8 @@
 // the two result volumes download by DMA into host memory prepared (touched and page-locked) on
 // helper threads: the difference while the search runs, the gamma slab by slab as the search
 // finishes each slab (only the last slab's download follows the search), and of each slab only
-// the stretch from its first to its last listed point (the host memory is NaN elsewhere).
+// the boxes that hold a difference other than +0 and the listed points (the host memory holds
+// +0 and NaN elsewhere, as the GPU does).
 //
 // Tried and dropped (H200, 2026-11-26): downloading through a page-locked staging buffer in
 // chunks with host threads copying out of it, to spare the page-locking of each result: the
@@ -291,7 +292,7 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
   penumbra::cuda::KernelStats classifyStats, searchStats, statsStats;
   classifyStats.fn = (const void*)classifyKernel;
   classifyStats.block = kBlock;
-  std::vector<cudaEvent_t> searchedSlab, classifiedSlab;
+  std::vector<cudaEvent_t> searchedSlab;
   double classifyQueuedMs = 0;
   for (int b = 0; b < slabs; ++b) {
     job.checkCancel();
@@ -306,7 +307,6 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
     PENUMBRA_CUDA_CHECK_LAUNCH("classifyKernel");
     classify.end(stream);
     if (b == 0) classifyQueuedMs = msSince(start);
-    classifiedSlab.push_back(classify.stop[std::size_t(classify.launches() - 1)]->e);
   }
   // Every slab is classified before any is searched. With each slab's search behind its own
   // slab's classification, the later slabs' classifications waited for SM slots behind a
@@ -316,12 +316,12 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
   PENUMBRA_CUDA_CHECK(cudaEventRecord(classified, stream));
 
   // The result's host memory: ready from the previous run of this size, else made now on helper
-  // threads while the GPU works; then the next run's, off the critical path. The gamma volume's
-  // is NaN: only the stretch of each slab that holds listed points is downloaded. The next
-  // run's helpers start only once all of this run's GPU work is queued, because starting a
-  // thread costs 50-80 us on the GPU machine: behind the classification (0.12 ms on box4-256
-  // since the same-grid path) they held back the search's launch by 0.06 ms (one H200,
-  // 2026-11-27, CudaGammaTuning::timeline). Persistent helper threads (a pool fed by a lock and
+  // threads while the GPU works; then the next run's, off the critical path. The difference's is
+  // +0 and the gamma's NaN: only each slab's boxes are downloaded (see the downloads). The next
+  // run's helpers start once this run's kernels are queued, because starting a thread costs
+  // 50-80 us on the GPU machine: behind the classification (0.12 ms on box4-256 since the
+  // same-grid path) they held back the search's launch by 0.06 ms (one H200, 2026-11-27,
+  // CudaGammaTuning::timeline). Persistent helper threads (a pool fed by a lock and
   // a notify) made back-to-back calls wait for their memory more often (back to back 2.43-6.02
   // ms against 2.41-3.08 ms; 50 ms apart alike, 2.31-2.50 ms; box4-256 2 %/2 mm, one H100,
   // 2026-11-26, three runs each alternated).
@@ -337,47 +337,15 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
     gammaOut = make(nan);
     diffOut = make(0.0f);
   }
-  HostOutput diffHost, gammaHost;
-  bool diffLocked = false;
-  W.ranges.reserve(2 * kMaxSlabs);
+  // Each slab's two boxes (gamma_kernels.cuh, BoxSet) once every slab is classified: a few
+  // hundred bytes, read on the copy stream while the search starts.
+  W.ranges.reserve(std::size_t(kMaxSlabs) * kBoxEntries);
   const cudaEvent_t rangesRead = W.events.next();
-  // The difference is final once a slab is classified: each slab's downloads on the copy
-  // stream from then on, while the other slabs are classified and the search runs (the PCIe
-  // copies, 82 MB on box4-256, take about as long as the search: queued behind the search's
-  // launches they started 0.4 ms into the call, 0.28 ms after the first slab was classified),
-  // then each slab's gamma once that slab's search is done. Both results stay page-locked
-  // (the voxel pool keeps their blocks so). Queued before the search when the memory is ready
-  // (a warm call), else once it is.
-  auto queueDifference = [&] {
-    const Clock::time_point w0 = Clock::now();
-    diffHost = diffOut.get();
-    gammaHost = gammaOut.get();
-    waitMemoryMs += msSince(w0);
-    diffLocked = diffHost.locked;
-    for (int b = 0; b < slabs; ++b) {
-      const std::size_t v0 = std::size_t(b) * std::size_t(slabSlices) * std::size_t(slice);
-      const std::size_t v1 = std::min(nRef, v0 + std::size_t(slabSlices) * std::size_t(slice));
-      PENUMBRA_CUDA_CHECK(cudaStreamWaitEvent(W.copy->s, classifiedSlab[std::size_t(b)], 0));
-      download.begin(W.copy->s);
-      PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(diffHost.data.data() + v0, W.diff.get() + v0,
-                                          (v1 - v0) * 4, cudaMemcpyDeviceToHost, W.copy->s));
-      download.end(W.copy->s);
-      // The listed ranges once every slab is classified: behind the first slab's difference,
-      // so that the host learns them (and queues the gamma's copies) long before the copy
-      // stream is free for them.
-      if (b == 0) {
-        PENUMBRA_CUDA_CHECK(cudaStreamWaitEvent(W.copy->s, classified, 0));
-        PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(W.ranges.get(), W.counters.get() + kFirstListed,
-                                            2 * kMaxSlabs * sizeof(unsigned long long),
-                                            cudaMemcpyDeviceToHost, W.copy->s));
-        PENUMBRA_CUDA_CHECK(cudaEventRecord(rangesRead, W.copy->s));
-      }
-    }
-  };
-  const bool memoryReady =
-      diffOut.wait_for(std::chrono::seconds(0)) == std::future_status::ready &&
-      gammaOut.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
-  if (memoryReady) queueDifference();
+  PENUMBRA_CUDA_CHECK(cudaStreamWaitEvent(W.copy->s, classified, 0));
+  PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(W.ranges.get(), W.counters.get() + kBoxes,
+                                      std::size_t(slabs) * kBoxEntries * sizeof(unsigned long long),
+                                      cudaMemcpyDeviceToHost, W.copy->s));
+  PENUMBRA_CUDA_CHECK(cudaEventRecord(rangesRead, W.copy->s));
 
   // The search: persistent blocks, as many as fit on the GPU at once, over ranges of 2^23 list
   // entries a launch (a slab's whole list unless slabs are larger), enqueued straight behind the
@@ -501,33 +469,60 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
   PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(small + runBytes + histBytes, W.counters.get(), counterBytes,
                                       cudaMemcpyDeviceToHost, stream));
 
-  if (!memoryReady) queueDifference();
   // Zeroed for the next call behind their last readers: the download above on this stream and
-  // the listed ranges' on the copy stream (queued only now when the memory was not ready). A
-  // failed call drops the workspace, and the next one zeroes them first.
+  // the boxes' on the copy stream. A failed call drops the workspace, and the next one zeroes
+  // them first.
   PENUMBRA_CUDA_CHECK(cudaStreamWaitEvent(stream, rangesRead, 0));
   zeroCounters();
+
+  // The downloads, on the copy stream: each slab's box of differences other than +0 (final
+  // since the classification), then each slab's box of listed points' gammas once that slab's
+  // search is done. Outside the boxes the host memory holds what the GPU holds there: +0 and
+  // NaN. (Until 2026-11-27 the whole difference and each slab's stretch from its first to its
+  // last listed point went down: 82 MB on box4-256, 1.56 ms of PCIe that bounded the call once
+  // the search was faster; one H200.) Both results stay page-locked (the voxel pool keeps their
+  // blocks so); a box's copy is 3D, rows of its x extent.
+  // The next call's memory: its helpers start once this call's kernels are queued, but before
+  // this call waits for its own memory. (Started after that wait, back-to-back calls each
+  // waited for a whole fill of their memory: 9-16 ms against 2.0-2.5 ms, box4-256, one H200,
+  // 2026-11-27.)
   W.nextGamma = make(nan);
   W.nextDiff = make(0.0f);
   W.nextSize = nRef;
-  const double queuedMs = msSince(start);
-  // Each slab's gamma from its first to its last listed point (outside: NaN on the GPU and in
-  // the host memory alike). The ranges come from the classification, which the host waits for
-  // here while the search runs. On box4-256 that is 28 % of the volume (2 %/2 mm, 10 % cut-off).
+  Clock::time_point w0 = Clock::now();
+  HostOutput diffHost = diffOut.get();
+  HostOutput gammaHost = gammaOut.get();
+  waitMemoryMs += msSince(w0);
   PENUMBRA_CUDA_CHECK(cudaEventSynchronize(rangesRead));
-  double downloadBytes = double(nRef) * 4;
-  for (int b = 0; b < slabs; ++b) {
-    const unsigned long long firstKey = W.ranges.get()[b], end = W.ranges.get()[kMaxSlabs + b];
-    if (firstKey == 0) continue;  // nothing listed in the slab
-    const std::size_t v0 = std::size_t(kListedKey - firstKey), v1 = std::size_t(end);
-    if (b < int(searchedSlab.size()))
-      PENUMBRA_CUDA_CHECK(cudaStreamWaitEvent(W.copy->s, searchedSlab[std::size_t(b)], 0));
-    downloadBytes += double(v1 - v0) * 4;
+  double downloadBytes = 0;
+  auto copyBox = [&](float* host, const float* dev, int slab, BoxSet set) {
+    const unsigned long long* e = W.ranges.get() + std::size_t(slab) * kBoxEntries + set * 6;
+    if (e[1] == 0) return;  // empty box
+    std::size_t lo[3], n[3];
+    for (int a = 0; a < 3; ++a) {
+      lo[a] = std::size_t(kBoxKey - e[2 * a]);
+      n[a] = std::size_t(e[2 * a + 1]) - lo[a];
+    }
+    cudaMemcpy3DParms p{};
+    const std::size_t pitch = std::size_t(g.dims[0]) * sizeof(float);
+    p.srcPtr = make_cudaPitchedPtr(const_cast<float*>(dev), pitch, std::size_t(g.dims[0]),
+                                   std::size_t(g.dims[1]));
+    p.dstPtr = make_cudaPitchedPtr(host, pitch, std::size_t(g.dims[0]), std::size_t(g.dims[1]));
+    p.srcPos = p.dstPos = make_cudaPos(lo[0] * sizeof(float), lo[1], lo[2]);
+    p.extent = make_cudaExtent(n[0] * sizeof(float), n[1], n[2]);
+    p.kind = cudaMemcpyDeviceToHost;
     download.begin(W.copy->s);
-    PENUMBRA_CUDA_CHECK(cudaMemcpyAsync(gammaHost.data.data() + v0, W.gamma.get() + v0,
-                                        (v1 - v0) * 4, cudaMemcpyDeviceToHost, W.copy->s));
+    PENUMBRA_CUDA_CHECK(cudaMemcpy3DAsync(&p, W.copy->s));
     download.end(W.copy->s);
+    downloadBytes += double(n[0] * n[1] * n[2]) * sizeof(float);
+  };
+  for (int b = 0; b < slabs; ++b) copyBox(diffHost.data.data(), W.diff.get(), b, kDifferenceBox);
+  for (int b = 0; b < int(searchedSlab.size()); ++b) {
+    PENUMBRA_CUDA_CHECK(cudaStreamWaitEvent(W.copy->s, searchedSlab[std::size_t(b)], 0));
+    copyBox(gammaHost.data.data(), W.gamma.get(), b, kListedBox);
   }
+  const bool diffLocked = diffHost.locked;
+  const double queuedMs = msSince(start);
   PENUMBRA_CUDA_CHECK(cudaStreamSynchronize(stream));
   // The doses are on the GPU now: the keys say so (set only after every copy succeeded).
   W.refKey.set(r.reference);
@@ -613,8 +608,8 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
   out.profiles.push_back(penumbra::cuda::launchProfile(
       "download gamma + difference",
       std::string(locked ? "page-locked" : "pageable") +
-          ", difference during the search, the gamma's listed stretch of " +
-          std::to_string(slabs) + " slab(s) as the search ends each",
+          ", the boxes of differences other than +0 and of listed points' gammas of " +
+          std::to_string(slabs) + " slab(s), the gammas as the search ends each",
       copyOut, download.totalMs(), download.launches(), out.device));
   if (tuning.timeline) {
     const cudaEvent_t origin = upload.start[0]->e;
@@ -628,7 +623,8 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
         hostStageProfile("timeline host: first GPU work queued", "host", firstQueuedMs));
     out.profiles.push_back(
         hostStageProfile("timeline host: first classification queued", "host", classifyQueuedMs));
-    out.profiles.push_back(hostStageProfile("timeline host: all GPU work queued", "host", queuedMs));
+    out.profiles.push_back(hostStageProfile(
+        "timeline host: all GPU work queued (after its memory and boxes)", "host", queuedMs));
     out.profiles.push_back(hostStageProfile("timeline host: synchronised", "host", syncedMs));
   }
   out.profiles.push_back(

@@ -51,14 +51,21 @@ enum Counter {
   kLong = kNext + kMaxSlabs,     ///< kMaxSlabs entries: slab s's points handed to lane groups
   kLongNext = kLong + kMaxSlabs, ///< kMaxSlabs entries: the next of them a group takes
   /// kMaxSlabs entries: 2^40 - the first listed point's index of slab s (0: none listed).
-  kFirstListed = kLongNext + kMaxSlabs,
-  kEndListed = kFirstListed + kMaxSlabs,  ///< kMaxSlabs entries: the last listed index + 1
-  kCounters = kEndListed + kMaxSlabs
+  /// kMaxSlabs x kBoxEntries entries: slab s's two boxes (BoxSet), kBoxEntries / 2 each: for
+  /// axis a, entry 2a holds kBoxKey - the lowest index, entry 2a + 1 the highest index + 1
+  /// (both 0 while the box is empty).
+  kBoxes = kLongNext + kMaxSlabs,
+  kCounters = kBoxes + kMaxSlabs * 12
 };
 
-/// kFirstListed holds kListedKey - index so that one atomicMax (from a zeroed counter) finds the
-/// smallest index.
-constexpr unsigned long long kListedKey = 1ull << 40;
+/// The boxes each slab's classification finds: only their voxels are downloaded (the host's
+/// memory holds the value every voxel outside has: +0 for the difference, NaN for the gamma).
+enum BoxSet { kDifferenceBox = 0, kListedBox = 1 };
+constexpr int kBoxEntries = 12;  ///< two boxes of 3 axes x (low, high)
+
+/// A box's low ends are held as kBoxKey - index, so that one atomicMax (from a zeroed counter)
+/// finds the smallest index.
+constexpr unsigned long long kBoxKey = 1ull << 40;
 
 /// A point is handed to a lane group only while the cells within its reach lie within this many
 /// cells of its own along every axis (the group's stack entries hold 6-bit offsets).
@@ -97,6 +104,15 @@ __global__ void __launch_bounds__(kBlock)
   classify.gamma = false;  // the difference and the class only; the search comes next
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   unsigned lanes[kClassifyPoints];
+  // This thread's part of the slab's two boxes (BoxSet): [box][axis] lowest and highest index.
+  unsigned boxLo[2][3], boxHi[2][3];
+#pragma unroll
+  for (int b = 0; b < 2; ++b)
+#pragma unroll
+    for (int a = 0; a < 3; ++a) {
+      boxLo[b][a] = 0xffffffffu;
+      boxHi[b][a] = 0u;
+    }
 #pragma unroll
   for (int u = 0; u < kClassifyPoints; ++u) {
     const long long at = first + (long long)u * kBlock;
@@ -105,20 +121,52 @@ __global__ void __launch_bounds__(kBlock)
       const float dr = __ldg(ref + at);
       const bool inMask = mask ? __ldg(mask + at) != 0 : true;
       PointOutcome o;
+      int i = -1, j = 0, k = 0;
       if (s.sameGrid) {
         // The evaluated voxel at the same index (comparePoint's same-grid case), no position.
         o = classifyPoint(classify, dr, __ldg(s.field.dose + at), inMask);
       } else {
-        int i, j, k;
         pointIndex(s, at, i, j, k);
         o = comparePoint(classify, i, j, k, dr, inMask);
       }
-      diff[at] = o.cls == kOutsideEvaluated ? nan : o.difference;
+      const float d = o.cls == kOutsideEvaluated ? nan : o.difference;
+      diff[at] = d;
       gamma[at] = nan;
       needsGamma = o.cls == kEvaluated && s.gamma;
+      // A difference other than +0 (the host memory's fill: both doses 0 give +0) is
+      // downloaded, so is a listed point's gamma.
+      const bool inDiffBox = __float_as_uint(d) != 0u;
+      if (inDiffBox || needsGamma) {
+        if (i < 0) pointIndex(s, at, i, j, k);
+        const unsigned c[3] = {unsigned(i), unsigned(j), unsigned(k)};
+#pragma unroll
+        for (int a = 0; a < 3; ++a) {
+          if (inDiffBox) {
+            boxLo[kDifferenceBox][a] = min(boxLo[kDifferenceBox][a], c[a]);
+            boxHi[kDifferenceBox][a] = max(boxHi[kDifferenceBox][a], c[a]);
+          }
+          if (needsGamma) {
+            boxLo[kListedBox][a] = min(boxLo[kListedBox][a], c[a]);
+            boxHi[kListedBox][a] = max(boxHi[kListedBox][a], c[a]);
+          }
+        }
+      }
     }
     lanes[u] = __ballot_sync(0xffffffffu, needsGamma);
   }
+  // The warp's boxes (one reduction instruction each on sm_80 and later), then the block's.
+  __shared__ unsigned warpBox[kBlock / 32][2][6];
+#pragma unroll
+  for (int b = 0; b < 2; ++b)
+#pragma unroll
+    for (int a = 0; a < 3; ++a) {
+      const unsigned lo = __reduce_min_sync(0xffffffffu, boxLo[b][a]);
+      const unsigned hi = __reduce_max_sync(0xffffffffu, boxHi[b][a]);
+      if (lane == 0) {
+        warpBox[warp][b][2 * a] = lo;
+        warpBox[warp][b][2 * a + 1] = hi;
+      }
+    }
   // One atomic a block for the list, one for the slab's count and one for each end of its
   // listed range (the warps' counts and ends meet in shared memory): same-address atomics
   // serialise in L2. With one a warp (box4-256, one H100, 2026-11-26) the classification took
@@ -126,34 +174,33 @@ __global__ void __launch_bounds__(kBlock)
   // together in the list, in index order, so a warp's lanes search neighbouring points.
   constexpr int kParts = kClassifyPoints * (kBlock / 32);  // (point round, warp), index order
   __shared__ unsigned partCount[kParts];
-  __shared__ long long partFirst[kParts], partLast[kParts];
   __shared__ unsigned blockBase;
   if (lane == 0) {
 #pragma unroll
-    for (int u = 0; u < kClassifyPoints; ++u) {
-      const int q = u * (kBlock / 32) + warp;
-      const long long at = first - lane + (long long)u * kBlock;  // lane 0's point
-      partCount[q] = unsigned(__popc(lanes[u]));
-      partFirst[q] = lanes[u] ? at + (__ffs(lanes[u]) - 1) : (1ll << 62);
-      partLast[q] = lanes[u] ? at + (31 - __clz(lanes[u])) : -1;
-    }
+    for (int u = 0; u < kClassifyPoints; ++u)
+      partCount[u * (kBlock / 32) + warp] = unsigned(__popc(lanes[u]));
   }
   __syncthreads();
   if (threadIdx.x == 0) {
     unsigned total = 0;
-    long long lo = 1ll << 62, hi = -1;
-    for (int q = 0; q < kParts; ++q) {
-      total += partCount[q];
-      lo = partFirst[q] < lo ? partFirst[q] : lo;
-      hi = partLast[q] > hi ? partLast[q] : hi;
-    }
+    for (int q = 0; q < kParts; ++q) total += partCount[q];
     if (total) {
       blockBase = unsigned(atomicAdd(counters + kListed, (unsigned long long)total));
       atomicAdd(counters + kSlabCount + slab, (unsigned long long)total);
-      // The slab's range of listed indices: only that range of the gamma volume is
-      // downloaded, the rest is NaN on both sides.
-      atomicMax(counters + kFirstListed + slab, kListedKey - (unsigned long long)lo);
-      atomicMax(counters + kEndListed + slab, (unsigned long long)hi + 1ull);
+    }
+  } else if (threadIdx.x <= 6) {
+    // Threads 1-6: one (box, axis) each over the block's warps; nothing where no warp saw a
+    // point of the box.
+    const int b = (threadIdx.x - 1) / 3, a = (threadIdx.x - 1) % 3;
+    unsigned lo = 0xffffffffu, hi = 0u;
+    for (int w = 0; w < kBlock / 32; ++w) {
+      lo = min(lo, warpBox[w][b][2 * a]);
+      hi = max(hi, warpBox[w][b][2 * a + 1]);
+    }
+    if (lo != 0xffffffffu) {
+      unsigned long long* box = counters + kBoxes + slab * kBoxEntries + b * 6 + 2 * a;
+      atomicMax(box, kBoxKey - (unsigned long long)lo);
+      atomicMax(box + 1, (unsigned long long)hi + 1ull);
     }
   }
   __syncthreads();
