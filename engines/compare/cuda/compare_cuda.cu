@@ -629,6 +629,8 @@ PointSummary runCompareCuda(const CompareRequest& r, const PointSetup<double>& s
   }
   out.profiles.push_back(
       hostStageProfile("wait for result memory (host)", "made on helper threads", waitMemoryMs));
+  out.profiles.push_back(hostStageProfile("after the GPU: sums and profile rows (host)", "host",
+                                          msSince(start) - syncedMs));
   out.profiles.push_back(hostStageProfile("CUDA backend (host wall)", "whole", msSince(start)));
   lease.succeeded();
   return sums;
