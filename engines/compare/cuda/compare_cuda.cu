@@ -85,7 +85,7 @@ struct Workspace {
   penumbra::cuda::DeviceBuffer<unsigned long long> counters, histogram;
   penumbra::cuda::DeviceBuffer<PointSums> runs;
   penumbra::cuda::PinnedBuffer<unsigned char> small;  ///< sums, histogram, counters
-  penumbra::cuda::PinnedBuffer<unsigned long long> ranges;  ///< each slab's listed index range
+  penumbra::cuda::PinnedBuffer<unsigned long long> ranges;  ///< each slab's two boxes (kBoxes)
   std::unique_ptr<penumbra::cuda::Stream> compute, compute2, copy;
   /// Timing events and the call's other events, kept for the next call (reset at its start).
   struct Timers {

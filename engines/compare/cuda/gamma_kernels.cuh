@@ -42,6 +42,9 @@ constexpr int kBlock = 128;
 /// Slabs of slices classified (and then searched and downloaded) one after the other, at most.
 constexpr int kMaxSlabs = 8;
 
+/// Entries of each slab's two boxes (BoxSet below): 2 boxes x 3 axes x (low, high).
+constexpr int kBoxEntries = 12;
+
 /// Counters of one run, in device memory.
 enum Counter {
   kListed = 0,        ///< points listed for a gamma
@@ -50,18 +53,16 @@ enum Counter {
   kNext = kSlabCount + kMaxSlabs,  ///< kMaxSlabs entries: the next list entry of slab s's search
   kLong = kNext + kMaxSlabs,     ///< kMaxSlabs entries: slab s's points handed to lane groups
   kLongNext = kLong + kMaxSlabs, ///< kMaxSlabs entries: the next of them a group takes
-  /// kMaxSlabs entries: 2^40 - the first listed point's index of slab s (0: none listed).
   /// kMaxSlabs x kBoxEntries entries: slab s's two boxes (BoxSet), kBoxEntries / 2 each: for
   /// axis a, entry 2a holds kBoxKey - the lowest index, entry 2a + 1 the highest index + 1
   /// (both 0 while the box is empty).
   kBoxes = kLongNext + kMaxSlabs,
-  kCounters = kBoxes + kMaxSlabs * 12
+  kCounters = kBoxes + kMaxSlabs * kBoxEntries
 };
 
 /// The boxes each slab's classification finds: only their voxels are downloaded (the host's
 /// memory holds the value every voxel outside has: +0 for the difference, NaN for the gamma).
 enum BoxSet { kDifferenceBox = 0, kListedBox = 1 };
-constexpr int kBoxEntries = 12;  ///< two boxes of 3 axes x (low, high)
 
 /// A box's low ends are held as kBoxKey - index, so that one atomicMax (from a zeroed counter)
 /// finds the smallest index.
