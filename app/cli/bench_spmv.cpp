@@ -36,7 +36,6 @@
 #include "bench_table.hpp"
 #include "core/bandwidth.hpp"
 #include "core/device.hpp"
-#include "proton/proton_dose.hpp"
 #include "proton/proton_phantoms.hpp"
 #include "spmv/spmv.hpp"
 #include "spmv/synthetic.hpp"
@@ -80,22 +79,11 @@ SlicedOffset8Options parseOffset8Variant(const std::string& s) {  // "c8" or "c8
   return o;
 }
 
-HalfCsr protonMatrix(const proton::ProtonPhantomCase& pc) {
-  proton::ProtonDoseRequest r;
-  r.ct = std::make_shared<CtVolume>(pc.ct);
-  r.beams = pc.beams;
-  r.doseGrid = pc.doseGrid;
-  r.backend = Backend::Cpu;
-  r.params.computeDoseMatrix = true;
-  proton::ProtonDoseResult res = proton::computeProtonDose(r);
-  return HalfCsr(std::move(static_cast<HalfCsr&>(*res.matrix)));
-}
-
 HalfCsr buildCase(const std::string& name) {
   if (name == "liver-1") return makeSyntheticDoseMatrix(liver1Spec());
   if (name == "prostate-1") return makeSyntheticDoseMatrix(prostate1Spec());
-  if (name == "proton-box") return protonMatrix(proton::makeBoxPhantomCase());
-  if (name == "proton-hn") return protonMatrix(proton::makeHeadNeckCase(2.0));
+  if (name == "proton-box") return proton::phantomDoseMatrix(proton::makeBoxPhantomCase());
+  if (name == "proton-hn") return proton::phantomDoseMatrix(proton::makeHeadNeckCase(2.0));
   PENUMBRA_THROW(InvalidArgument, "bench spmv: unknown case '" + name + "'");
 }
 

@@ -7,6 +7,7 @@
 #include "core/calibration.hpp"
 #include "core/error.hpp"
 #include "proton/beam_geometry.hpp"
+#include "proton/proton_dose.hpp"
 #include "proton/physics/bragg_kleeman.hpp"
 #include "proton/proton_tables.hpp"
 #include "raytrace/raytrace.hpp"
@@ -182,6 +183,18 @@ ProtonPhantomCase makeRandomPhantomCase(std::uint32_t seed, int n) {
   }
   pc.doseGrid = pc.ct.grid;
   return pc;
+}
+
+spmv::HalfCsr phantomDoseMatrix(const ProtonPhantomCase& pc) {
+  ProtonDoseRequest r;
+  r.ct = std::make_shared<CtVolume>(pc.ct);
+  r.beams = pc.beams;
+  r.doseGrid = pc.doseGrid;
+  r.backend = Backend::Cpu;
+  r.params.computeDoseMatrix = true;
+  ProtonDoseResult res = computeProtonDose(r);
+  if (!res.matrix) PENUMBRA_THROW(Internal, "the proton engine returned no dose matrix for " + pc.name);
+  return spmv::HalfCsr(std::move(static_cast<spmv::HalfCsr&>(*res.matrix)));
 }
 
 }  // namespace penumbra::proton

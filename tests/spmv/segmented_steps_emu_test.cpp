@@ -21,27 +21,22 @@ using namespace spmv::test;
 /// Both lane mappings (one or two lanes per group) on the encoding of m with options o.
 void expectEmulationMatches(const HalfCsr& m, const std::string& name, const StepCsrOptions& o) {
   const StepCsr s = encodeStepCsr(m, o);
-  const HalfCsr mi = integerValued(m);
-  const StepCsr si = encodeStepCsr(mi, o);
-  const auto x = randomVector(m.cols, 5);
-  std::vector<double> xi(std::size_t(m.cols));
-  for (std::size_t k = 0; k < xi.size(); ++k) xi[k] = double(int(k % 11) - 5);
-  std::vector<double> ref(std::size_t(m.rows)), refi(std::size_t(m.rows)), y(std::size_t(m.rows));
-  multiplyCpu(m, x.data(), ref.data(), 2);
-  multiplyCpu(mi, xi.data(), refi.data(), 2);
+  const EmulationInputs in(m);
+  const StepCsr si = encodeStepCsr(in.mi, o);
+  std::vector<double> y(std::size_t(m.rows));
   for (int lanes : {1, 2}) {
     const std::string what = name + " (bits " + std::to_string(s.stepBits) + ", task " +
                              std::to_string(s.taskGroups) + ", " + std::to_string(s.tasks.size()) +
                              " tasks, " + std::to_string(s.splitRows.size()) + " split rows, " +
                              std::to_string(lanes) + " lanes per group)";
-    ASSERT_EQ(emulateSegmentedSteps(s, x.data(), y.data(), lanes), 0)
+    ASSERT_EQ(emulateSegmentedSteps(s, in.x.data(), y.data(), lanes), 0)
         << what << ": gathers outside x";
-    const Comparison c = compareToReference(y, ref);
+    const Comparison c = compareToReference(y, in.ref);
     EXPECT_EQ(c.nonFinite, 0u) << what << ": rows left unwritten";
     EXPECT_LT(c.relError, 1e-12) << what;
-    ASSERT_EQ(emulateSegmentedSteps(si, xi.data(), y.data(), lanes), 0) << what;
+    ASSERT_EQ(emulateSegmentedSteps(si, in.xi.data(), y.data(), lanes), 0) << what;
     for (std::size_t r = 0; r < y.size(); ++r)
-      ASSERT_EQ(y[r], refi[r]) << what << ": integer-valued, row " << r;
+      ASSERT_EQ(y[r], in.refi[r]) << what << ": integer-valued, row " << r;
   }
 }
 

@@ -25,29 +25,24 @@ struct Seen {
 void expectEmulationMatches(const HalfCsr& m, const std::string& name,
                             const SlicedOffset8Options& o, Seen* seen = nullptr) {
   const SlicedOffset8 s = encodeSlicedOffset8(m, o);
-  const HalfCsr mi = integerValued(m);
-  const SlicedOffset8 si = encodeSlicedOffset8(mi, o);
+  const EmulationInputs in(m);
+  const SlicedOffset8 si = encodeSlicedOffset8(in.mi, o);
   if (seen) {
     seen->wide += s.wideSlices;
     seen->split += std::int64_t(s.splitRows.size());
   }
-  const auto x = randomVector(m.cols, 5);
-  std::vector<double> xi(std::size_t(m.cols));
-  for (std::size_t k = 0; k < xi.size(); ++k) xi[k] = double(int(k % 11) - 5);
-  std::vector<double> ref(std::size_t(m.rows)), refi(std::size_t(m.rows)), y(std::size_t(m.rows));
-  multiplyCpu(m, x.data(), ref.data(), 2);
-  multiplyCpu(mi, xi.data(), refi.data(), 2);
+  std::vector<double> y(std::size_t(m.rows));
   const std::string what = name + " (" + std::to_string(o.chunksPerTask) + " chunks per task, " +
                            std::to_string(s.tasks.size()) + " tasks, " +
                            std::to_string(s.wideSlices) + " wide slices, " +
                            std::to_string(s.splitRows.size()) + " split rows)";
-  ASSERT_EQ(emulateSlicedOffset8(s, x.data(), y.data()), 0) << what << ": reads outside the arrays";
-  const Comparison c = compareToReference(y, ref);
+  ASSERT_EQ(emulateSlicedOffset8(s, in.x.data(), y.data()), 0) << what << ": reads outside the arrays";
+  const Comparison c = compareToReference(y, in.ref);
   EXPECT_EQ(c.nonFinite, 0u) << what << ": rows left unwritten";
   EXPECT_LT(c.relError, 1e-12) << what;
-  ASSERT_EQ(emulateSlicedOffset8(si, xi.data(), y.data()), 0) << what;
+  ASSERT_EQ(emulateSlicedOffset8(si, in.xi.data(), y.data()), 0) << what;
   for (std::size_t r = 0; r < y.size(); ++r)
-    ASSERT_EQ(y[r], refi[r]) << what << ": integer-valued, row " << r;
+    ASSERT_EQ(y[r], in.refi[r]) << what << ": integer-valued, row " << r;
 }
 
 TEST(SpmvSlicedOffset8Emulated, SpmvTestMatrices) {

@@ -14,6 +14,7 @@
 #include "proton/proton_dose.hpp"
 #include "proton/proton_phantoms.hpp"
 #include "spmv/spmv.hpp"
+#include "layout_round_trip.hpp"
 #include "spmv_test_matrices.hpp"
 #include "gpu_test_support.hpp"
 
@@ -23,15 +24,6 @@ namespace {
 using namespace spmv::test;
 
 bool haveGpu(std::string* why) { return !queryCudaDevices(why).empty(); }
-
-void expectSameCsr(const HalfCsr& a, const HalfCsr& b, const std::string& what) {
-  EXPECT_EQ(a.rows, b.rows) << what;
-  EXPECT_EQ(a.cols, b.cols) << what;
-  EXPECT_EQ(a.scale, b.scale) << what;
-  EXPECT_EQ(a.rowPtr, b.rowPtr) << what;
-  EXPECT_EQ(a.colIdx, b.colIdx) << what;
-  EXPECT_EQ(a.values, b.values) << what;
-}
 
 bool sameBits(const std::vector<double>& a, const std::vector<double>& b) {
   return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);

@@ -5,12 +5,11 @@
 // escape thresholds and beyond 2^24, first column far from 0, the largest column index).
 #include <climits>
 #include <memory>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "proton/proton_dose.hpp"
 #include "proton/proton_phantoms.hpp"
+#include "spmv/spmv.hpp"
 #include "spmv/synthetic.hpp"
 #include "spmv_test_support.hpp"
 
@@ -101,19 +100,28 @@ inline HalfCsr integerValued(HalfCsr m) {
   return m;
 }
 
+/// The inputs of a kernel emulation test of m: a random x (seed 5) with its CPU reference, and
+/// m's integer-valued twin with an x of small integers, whose product any summation order gives
+/// exactly, with its reference.
+struct EmulationInputs {
+  HalfCsr mi;
+  std::vector<double> x, xi, ref, refi;
+  explicit EmulationInputs(const HalfCsr& m)
+      : mi(integerValued(m)),
+        x(randomVector(m.cols, 5)),
+        xi(std::size_t(m.cols)),
+        ref(std::size_t(m.rows)),
+        refi(std::size_t(m.rows)) {
+    for (std::size_t k = 0; k < xi.size(); ++k) xi[k] = double(int(k % 11) - 5);
+    multiplyCpu(m, x.data(), ref.data(), 2);
+    multiplyCpu(mi, xi.data(), refi.data(), 2);
+  }
+};
+
 /// The dose matrix the proton engine builds on the CPU for its seeded random phantom (seed 11,
 /// 32 voxels a side): the real matrix of the SpMV kernel tests.
 inline HalfCsr protonPhantomMatrix() {
-  const proton::ProtonPhantomCase pc = proton::makeRandomPhantomCase(11, 32);
-  proton::ProtonDoseRequest r;
-  r.ct = std::make_shared<CtVolume>(pc.ct);
-  r.beams = pc.beams;
-  r.doseGrid = pc.doseGrid;
-  r.backend = Backend::Cpu;
-  r.params.computeDoseMatrix = true;
-  proton::ProtonDoseResult res = proton::computeProtonDose(r);
-  if (!res.matrix) throw std::runtime_error("the proton engine returned no dose matrix");
-  return HalfCsr(std::move(static_cast<HalfCsr&>(*res.matrix)));
+  return proton::phantomDoseMatrix(proton::makeRandomPhantomCase(11, 32));
 }
 
 inline std::vector<NamedMatrix> existingTestMatrices() {

@@ -9,9 +9,8 @@
 
 #include <cstring>
 
-#include "proton/proton_dose.hpp"
-#include "proton/proton_phantoms.hpp"
 #include "spmv/spmv.hpp"
+#include "layout_round_trip.hpp"
 #include "spmv_test_matrices.hpp"
 
 namespace penumbra::spmv {
@@ -69,21 +68,10 @@ void expectRoundTrip(const HalfCsr& m, const std::string& name, const StepCsrOpt
     ASSERT_EQ(s.stepBits, o.stepBits);
   }
   checkLayout(s, m, what);
-  const HalfCsr back = decodeStepCsr(s);
-  ASSERT_EQ(back.rows, m.rows) << what;
-  ASSERT_EQ(back.cols, m.cols) << what;
-  ASSERT_EQ(back.scale, m.scale) << what;
-  ASSERT_EQ(back.rowPtr, m.rowPtr) << what;
-  ASSERT_EQ(back.colIdx, m.colIdx) << what;
-  ASSERT_EQ(back.values, m.values) << what;
+  ASSERT_NO_FATAL_FAILURE(expectSameCsr(decodeStepCsr(s), m, what));
   if (m.cols > 10000000) return;  // x would not fit; the decode above is the check
-  const auto x = randomVector(m.cols, 77);
-  std::vector<double> ref(std::size_t(m.rows)), y(std::size_t(m.rows), -1.0);
-  multiplyCpu(m, x.data(), ref.data(), 3);
-  multiplyStepCsrCpu(s, x.data(), y.data(), 3);
-  if (y.empty()) return;  // an empty matrix: memcmp must not see the vectors' null data
-  ASSERT_EQ(0, std::memcmp(ref.data(), y.data(), y.size() * sizeof(double)))
-      << what << ": not bit for bit";
+  ASSERT_NO_FATAL_FAILURE(expectProductBitForBit(
+      m, [&](const double* x, double* y) { multiplyStepCsrCpu(s, x, y, 3); }, what));
 }
 
 void expectRoundTrips(const HalfCsr& m, const std::string& name) {
