@@ -22,7 +22,7 @@
 // Delta16Config{}); PENUMBRA_SPMV_STEP_VARIANTS="s0t0l1,s8t256l2" lists csr_spmv_segmented_steps
 // variants (StepCsr step bits 4 or 8 and groups per task, 0: the encoder's choice; lanes per
 // group 1 or 2; default: both lane mappings on the encoder's choice);
-// PENUMBRA_SPMV_OFFSET8_VARIANTS="c4,c8,c16b4" lists csr_spmv_sliced_offset8 chunks (256 entries)
+// PENUMBRA_SPMV_OFFSET8_VARIANTS="c4,c8,c16b4,c8g0" lists csr_spmv_sliced_offset8 chunks (256 entries)
 // per warp task and optionally the kernel's blocks per SM (b4, the default, or b5; default "c8").
 #include <chrono>
 #include <cstdio>
@@ -71,11 +71,24 @@ StepCsrOptions parseStepVariant(const std::string& s) {  // "s4t256l2"
   return o;
 }
 
-SlicedOffset8Options parseOffset8Variant(const std::string& s) {  // "c8" or "c8b4"
+/// "c8", "c8b4", "c8g0" (tasks in index order), "c8g8" (tasks of 8 rows by column), "c8b4g8".
+SlicedOffset8Options parseOffset8Variant(const std::string& s) {
   SlicedOffset8Options o;
-  const int n = std::sscanf(s.c_str(), "c%db%d", &o.chunksPerTask, &o.minBlocksPerSm);
-  if (n < 1 || o.chunksPerTask < 1)
-    PENUMBRA_THROW(InvalidArgument, "bench spmv: bad offset8 variant '" + s + "' (expected e.g. c8 or c8b4)");
+  char tail[16] = {0};
+  int n = std::sscanf(s.c_str(), "c%d%15s", &o.chunksPerTask, tail);
+  std::string rest = n == 2 ? tail : "";
+  if (rest.size() > 1 && rest[0] == 'b') {
+    o.minBlocksPerSm = rest[1] - '0';
+    rest = rest.substr(2);
+  }
+  if (rest.size() > 1 && rest[0] == 'g') {
+    std::size_t used = 0;
+    o.taskGroupRows = std::stoi(rest.substr(1), &used);
+    rest = rest.substr(1 + used);
+  }
+  if (n < 1 || o.chunksPerTask < 1 || !rest.empty())
+    PENUMBRA_THROW(InvalidArgument,
+                   "bench spmv: bad offset8 variant '" + s + "' (expected e.g. c8, c8b4, c8g0 or c8b4g8)");
   return o;
 }
 
@@ -130,13 +143,18 @@ void printOffset8Bytes(const std::string& name, const std::string& tag, const Ha
   const SlicedOffset8Bytes b = slicedOffset8Bytes(s);
   std::printf(
       "spmv: %s %s real bytes per non-zero (y and x included): offset8 %.3f (values %.3f + offsets "
-      "%.3f + high %.3f + headers %.3f + rows %.3f + tasks %.3f + vectors %.3f; %lld slices, %.1f "
-      "%% wide, %.1f %% padding, %zu tasks of %d chunks, %zu rows cut; encoded in %.1f s)\n",
-      name.c_str(), tag.c_str(), b.total() / n, b.values / n, b.offsets / n, b.high / n,
+      "%.3f + segments %.3f + headers %.3f + rows %.3f + tasks %.3f + vectors %.3f; %lld slices, "
+      "%.1f %% segmented, %.1f %% of chunks with an area, %.1f %% padding, %zu tasks of %d chunks "
+      "(order: %s), %zu rows cut; encoded in %.1f s)\n",
+      name.c_str(), tag.c_str(), b.total() / n, b.values / n, b.offsets / n, b.segments / n,
       b.headers / n, b.rows / n, b.tasks / n, b.vectors / n, (long long)s.nSlices,
-      100.0 * double(s.wideSlices) / double(std::max<std::int64_t>(s.nSlices, 1)),
+      100.0 * double(s.segmentedSlices) / double(std::max<std::int64_t>(s.nSlices, 1)),
+      100.0 * double(s.segmentedChunks) / double(std::max<std::int64_t>(s.nChunks, 1)),
       100.0 * (1.0 - n / double(std::max<std::int64_t>(s.nChunks * SlicedOffset8::kChunkEntries, 1))),
-      s.tasks.size(), s.chunksPerTask, s.splitRows.size(), encodeS);
+      s.tasks.size(), s.chunksPerTask,
+      s.taskGroupRows > 0 ? ("groups of " + std::to_string(s.taskGroupRows) + " rows by column").c_str()
+                          : "index",
+      s.splitRows.size(), encodeS);
   std::fflush(stdout);
 }
 
@@ -220,13 +238,13 @@ std::vector<BenchRow> benchSpmv(int reps) {
         steps.push_back(spmvbench::runKernel(dev, SpmvKernel::SegmentedSteps, vec, ref, reps));
       }
       std::vector<KernelRun> offset8;
-      std::int64_t offset8Wide = 0;
+      std::int64_t offset8Segmented = 0;
       for (const SlicedOffset8Options& o : offset8Variants) {
         SpmvLayouts layout;
         layout.delta16 = false;
         layout.offset8 = true;
         CudaSpmvMatrix dev(a, layout, {}, {}, 0, o);
-        offset8Wide = dev.offset8WideSlices();
+        offset8Segmented = dev.offset8SegmentedSlices();
         offset8.push_back(spmvbench::runKernel(dev, SpmvKernel::SlicedOffset8, vec, ref, reps));
       }
       auto addRow = [&](KernelRun run, const std::string& extra) {
@@ -269,7 +287,7 @@ std::vector<BenchRow> benchSpmv(int reps) {
       for (const KernelRun& run : offset8)
         addRow(run, fmt(", %.0f regs", run.profile.registersPerThread) +
                         fmt(", occupancy %.0f %%", 100 * run.profile.theoreticalOccupancy) + ", " +
-                        std::to_string(offset8Wide) + " wide slices");
+                        std::to_string(offset8Segmented) + " segmented slices");
       addRow(cus, ", fp32 values and vectors (8 B per entry moved)");
     }
   }

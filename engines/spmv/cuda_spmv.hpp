@@ -69,7 +69,7 @@ public:
   std::int64_t stepTaskGroups() const;
   /// Chunks per task and wide slices of the SlicedOffset8; 0 without the offset8 layout.
   int offset8ChunksPerTask() const;
-  std::int64_t offset8WideSlices() const;
+  std::int64_t offset8SegmentedSlices() const;
 
   /// y = A x on `stream` (a cudaStream_t; null: the default stream). dX: cols doubles,
   /// dY: rows doubles, both on the device. Every row of y is written.

@@ -109,9 +109,11 @@ SpmvMemoryEstimate estimateDeviceBytes(std::int64_t rows, std::int64_t cols, std
   // plan (16 B per row at most); baseline: int32 indices (and the values and offsets). steps:
   // entries of rows padded to groups of 8 (2 B value + 1 B step at most), every step an escape
   // (4 B, a bound, not a case), 12 B of row starts per row, 32 B per task of at least 32 groups
-  // (record and two sums) or per row. offset8: entries of rows padded to slices of 32 (2 B value +
-  // 1 B offset + 2 B high part, every slice wide: a bound), 4 B header and 4 B chunk base per
-  // slice, 4 B per row, 24 B per task (record and two sums) of at least one chunk.
+  // (record and two sums) or per row. offset8: a slice holds 4 entries or more but at a row's
+  // end (it ends early only before a fifth segment), so at most nnz / 4 + r slices in chunks of
+  // 8, each chunk 256 x 3 B of values and offsets, 32 B of headers, an area of at most 32 words,
+  // and at most one task (12 B record, 16 B of sums, 4 B of order); 4 B per row. The worst case
+  // (every entry its own segment) is 8 times the padding of full slices: a bound, not a case.
   auto one = [&](std::int64_t r) {
     const double n = double(nnz) + 512;
     double b = 0;
@@ -124,8 +126,8 @@ SpmvMemoryEstimate estimateDeviceBytes(std::int64_t rows, std::int64_t cols, std
            32.0 * (padded / 8 / 32 + double(r) + 1);
     }
     if (layouts.offset8) {
-      const double padded = double(nnz) + 31.0 * double(r) + 256.0;
-      b += 5 * padded + 8.0 * padded / 32 + 4.0 * double(r) + 24.0 * (padded / 256 + 1);
+      const double chunks = (double(nnz) / 4 + double(r)) / 8 + 1;
+      b += chunks * (768.0 + 32.0 + 128.0 + 32.0) + 128.0 + 4.0 * double(r);
     }
     return b;
   };

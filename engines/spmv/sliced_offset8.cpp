@@ -2,6 +2,7 @@
 #include "spmv/sliced_offset8.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <string>
 
 #include "core/error.hpp"
@@ -14,27 +15,37 @@ namespace {
 
 using S8 = SlicedOffset8;
 
-/// Cuts row r of m into slices: fn(first entry, entries) for each, in order. A slice takes up to
-/// 32 entries and ends early where a column is kMaxSpan or more past the slice's first.
+/// Cuts row r of m into slices: fn(first entry, entries, segment-start mask) for each, in order.
+/// A slice takes up to 32 entries and ends early where a (kMaxSegments + 1)-th segment would
+/// start; a segment starts where a column is 256 or more past the current segment's first.
 template <typename F>
 void forEachSlice(const HalfCsr& m, std::int64_t r, F&& fn) {
   const std::int64_t end = m.rowPtr[std::size_t(r) + 1];
   for (std::int64_t e = m.rowPtr[std::size_t(r)]; e < end;) {
-    const std::int64_t base = m.colIdx[std::size_t(e)];
-    int n = 1;
-    while (n < S8::kSlice && e + n < end && m.colIdx[std::size_t(e + n)] - base < S8::kMaxSpan) ++n;
-    fn(e, n);
+    std::int64_t segBase = m.colIdx[std::size_t(e)];
+    std::uint32_t mask = 0;
+    int n = 1, segments = 1;
+    for (; n < S8::kSlice && e + n < end; ++n) {
+      const std::int64_t col = m.colIdx[std::size_t(e + n)];
+      if (col - segBase < 256) continue;
+      if (segments == S8::kMaxSegments) break;
+      ++segments;
+      segBase = col;
+      mask |= 1u << n;
+    }
+    fn(e, n, mask);
     e += n;
   }
 }
 
-/// Wide slices before slice `slice` (its index in `high` when it is wide itself).
-std::int64_t wideIndexOf(const S8& s, std::int64_t slice) {
-  const std::int64_t c = slice / S8::kChunk;
-  std::int64_t w = s.chunkWideBase[std::size_t(c)];
-  for (std::int64_t k = c * S8::kChunk; k < slice; ++k)
-    w += (s.headers[std::size_t(k)] & S8::kWide) != 0;
-  return w;
+/// Words of chunk c's area in segs (0 when no slice of it is segmented); masks: the 8 masks.
+std::uint32_t areaWords(const std::uint32_t* masks) {
+  std::uint32_t n = 0, any = 0;
+  for (int j = 0; j < S8::kChunk; ++j) {
+    n += std::uint32_t(std::popcount(masks[j]));
+    any |= masks[j];
+  }
+  return any ? S8::kChunk + n : 0;
 }
 
 /// Runs fn(item range) over [0, n) in blocks of `block` on `threads` threads.
@@ -54,6 +65,8 @@ SlicedOffset8 encodeSlicedOffset8(const HalfCsr& m, const SlicedOffset8Options& 
                        " columns; the slice header holds 30 bits of column (at most 2^30 - 1)");
   PENUMBRA_REQUIRE(options.chunksPerTask >= 1 && options.chunksPerTask <= 4096, InvalidArgument,
                    "SlicedOffset8: chunks per task must be in 1..4096");
+  PENUMBRA_REQUIRE(options.taskGroupRows >= -1, InvalidArgument,
+                   "SlicedOffset8: task group rows must be -1 (the encoder's choice), 0 or more");
   PENUMBRA_REQUIRE(options.minBlocksPerSm == 4 || options.minBlocksPerSm == 5, InvalidArgument,
                    "SlicedOffset8: the kernel is compiled for 4 or 5 blocks per SM, not " +
                        std::to_string(options.minBlocksPerSm));
@@ -81,7 +94,7 @@ SlicedOffset8 encodeSlicedOffset8(const HalfCsr& m, const SlicedOffset8Options& 
   blocks(nRows, kRowBlock, threads, [&](std::int64_t o0, std::int64_t o1) {
     for (std::int64_t o = o0; o < o1; ++o) {
       std::int64_t n = 0;
-      forEachSlice(m, s.nonEmptyRow[std::size_t(o)], [&](std::int64_t, int) { ++n; });
+      forEachSlice(m, s.nonEmptyRow[std::size_t(o)], [&](std::int64_t, int, std::uint32_t) { ++n; });
       firstSlice[std::size_t(o) + 1] = n;
     }
   });
@@ -92,21 +105,23 @@ SlicedOffset8 encodeSlicedOffset8(const HalfCsr& m, const SlicedOffset8Options& 
   PENUMBRA_REQUIRE(s.nChunks * S8::kChunk < (std::int64_t(1) << 32) - 4096, Unsupported,
                    "SlicedOffset8: more than 2^32 slices of 32 entries");
 
-  // Pass 2: headers, values and low offsets (padding stays 0).
+  // Pass 2: headers, values, offsets and each slice's segment mask (padding stays 0).
   s.values.assign(std::size_t(s.nChunks * S8::kChunkEntries), 0);
   s.offsetsLo.assign(std::size_t(s.nChunks * S8::kChunkEntries), 0);
   s.headers.assign(std::size_t(s.nChunks * S8::kChunk), 0);
+  std::vector<std::uint32_t> masks(std::size_t(s.nChunks * S8::kChunk), 0);
   blocks(nRows, kRowBlock, threads, [&](std::int64_t o0, std::int64_t o1) {
     for (std::int64_t o = o0; o < o1; ++o) {
       std::int64_t slice = firstSlice[std::size_t(o)];
       const std::int64_t lastSlice = firstSlice[std::size_t(o) + 1] - 1;
-      forEachSlice(m, s.nonEmptyRow[std::size_t(o)], [&](std::int64_t e, int n) {
-        const std::uint32_t base = std::uint32_t(m.colIdx[std::size_t(e)]);
-        const std::uint32_t span = std::uint32_t(m.colIdx[std::size_t(e + n - 1)]) - base;
+      forEachSlice(m, s.nonEmptyRow[std::size_t(o)], [&](std::int64_t e, int n, std::uint32_t mask) {
+        std::uint32_t base = std::uint32_t(m.colIdx[std::size_t(e)]);
         s.headers[std::size_t(slice)] =
-            base | (span >= 256 ? S8::kWide : 0u) | (slice == lastSlice ? S8::kLast : 0u);
+            base | (mask ? S8::kSegmented : 0u) | (slice == lastSlice ? S8::kLast : 0u);
+        masks[std::size_t(slice)] = mask;
         for (int l = 0; l < n; ++l) {
           const std::size_t i = std::size_t(S8::at(slice, l));
+          if ((mask >> l) & 1u) base = std::uint32_t(m.colIdx[std::size_t(e + l)]);
           s.values[i] = m.values[std::size_t(e + l)];
           s.offsetsLo[i] = std::uint8_t(std::uint32_t(m.colIdx[std::size_t(e + l)]) - base);
         }
@@ -115,26 +130,30 @@ SlicedOffset8 encodeSlicedOffset8(const HalfCsr& m, const SlicedOffset8Options& 
     }
   });
 
-  // Wide slices: their numbering per chunk, then the high bytes of their offsets.
-  s.chunkWideBase.assign(std::size_t(s.nChunks), 0);
+  // Areas: where each chunk's starts, then its masks and the first columns of its segments.
+  std::vector<std::uint64_t> areaStart(std::size_t(s.nChunks) + 1, 0);
   for (std::int64_t c = 0; c < s.nChunks; ++c) {
-    s.chunkWideBase[std::size_t(c)] = std::uint32_t(s.wideSlices);
-    for (int j = 0; j < S8::kChunk; ++j)
-      s.wideSlices += (s.headers[std::size_t(c * S8::kChunk + j)] & S8::kWide) != 0;
+    const std::uint32_t n = areaWords(&masks[std::size_t(c * S8::kChunk)]);
+    areaStart[std::size_t(c) + 1] = areaStart[std::size_t(c)] + n;
+    s.segmentedChunks += n > 0;
+    for (int j = 0; j < S8::kChunk; ++j) s.segmentedSlices += masks[std::size_t(c * S8::kChunk + j)] != 0;
   }
-  PENUMBRA_REQUIRE(s.wideSlices < (std::int64_t(1) << 32) - 64, Unsupported,
-                   "SlicedOffset8: 2^32 wide slices");
-  s.high.assign(std::size_t(s.wideSlices * S8::kSlice), 0);
+  PENUMBRA_REQUIRE(areaStart.back() < (std::uint64_t(1) << 32) - S8::kAreaWords, Unsupported,
+                   "SlicedOffset8: 2^32 words of segment bases");
+  s.segs.assign(std::size_t(areaStart.back()) + S8::kAreaWords, 0);
   blocks(nRows, kRowBlock, threads, [&](std::int64_t o0, std::int64_t o1) {
     for (std::int64_t o = o0; o < o1; ++o) {
       std::int64_t slice = firstSlice[std::size_t(o)];
-      forEachSlice(m, s.nonEmptyRow[std::size_t(o)], [&](std::int64_t e, int n) {
-        if (s.headers[std::size_t(slice)] & S8::kWide) {
-          const std::int64_t w = wideIndexOf(s, slice);
-          const std::uint32_t base = std::uint32_t(m.colIdx[std::size_t(e)]);
-          for (int l = 0; l < n; ++l)
-            s.high[std::size_t(w * S8::kSlice + l)] =
-                std::uint16_t((std::uint32_t(m.colIdx[std::size_t(e + l)]) - base) >> 8);
+      forEachSlice(m, s.nonEmptyRow[std::size_t(o)], [&](std::int64_t e, int n, std::uint32_t mask) {
+        const std::int64_t c = slice / S8::kChunk;
+        if (mask) {
+          const std::size_t area = std::size_t(areaStart[std::size_t(c)]);
+          std::size_t at = area + S8::kChunk;
+          for (std::int64_t k = c * S8::kChunk; k < slice; ++k)
+            at += std::size_t(std::popcount(masks[std::size_t(k)]));
+          s.segs[area + std::size_t(slice % S8::kChunk)] = mask;
+          for (int l = 1; l < n; ++l)
+            if ((mask >> l) & 1u) s.segs[at++] = std::uint32_t(m.colIdx[std::size_t(e + l)]);
         }
         ++slice;
       });
@@ -149,7 +168,8 @@ SlicedOffset8 encodeSlicedOffset8(const HalfCsr& m, const SlicedOffset8Options& 
   for (std::int64_t t = 0; t < nTasks; ++t) {
     const std::int64_t first = t * taskSlices;
     while (firstSlice[std::size_t(ord) + 1] <= first) ++ord;
-    s.tasks[std::size_t(t)] = {std::uint32_t(ord), firstSlice[std::size_t(ord)] < first ? 1u : 0u};
+    s.tasks[std::size_t(t)] = {std::uint32_t(ord), firstSlice[std::size_t(ord)] < first ? 1u : 0u,
+                               std::uint32_t(areaStart[std::size_t(t * s.chunksPerTask)])};
   }
   for (std::int64_t o = 0; o < nRows; ++o) {
     const std::int64_t t0 = firstSlice[std::size_t(o)] / taskSlices,
@@ -157,30 +177,56 @@ SlicedOffset8 encodeSlicedOffset8(const HalfCsr& m, const SlicedOffset8Options& 
     if (t1 > t0)
       s.splitRows.push_back({s.nonEmptyRow[std::size_t(o)], std::uint32_t(t0), std::uint32_t(t1)});
   }
+
+  // Task order: within each group of G rows, by the column the task starts at.
+  s.taskGroupRows = options.taskGroupRows >= 0 ? options.taskGroupRows
+                    : nRows > 0 && s.nnz >= 2 * std::int64_t(s.chunksPerTask) * S8::kChunkEntries * nRows
+                        ? 8
+                        : 0;
+  if (s.taskGroupRows > 0 && nTasks > 1) {
+    s.taskOrder.resize(std::size_t(nTasks));
+    for (std::int64_t t = 0; t < nTasks; ++t) s.taskOrder[std::size_t(t)] = std::uint32_t(t);
+    auto key = [&](std::uint32_t t) {
+      return std::pair(s.tasks[t].ordBegin / std::uint32_t(s.taskGroupRows),
+                       s.headers[std::size_t(std::int64_t(t) * taskSlices)] & S8::kBaseMask);
+    };
+    std::stable_sort(s.taskOrder.begin(), s.taskOrder.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return key(a) < key(b); });
+  }
   return s;
 }
 
 namespace {
 
-/// Decodes slices [s0, s1), the first of which belongs to row ordinal ord0, in stream order:
-/// entry(ord, column, value bits) per entry, rowEnd(ord) after the last slice of each row.
+/// Decodes slices [s0, s1) (s0 at a chunk start), the first of which belongs to row ordinal
+/// ord0 and whose first chunk's area starts at word area0 of segs, in stream order: entry(ord,
+/// column, value bits) per entry, rowEnd(ord) after the last slice of each row.
 template <typename E, typename R>
-void decodeSlices(const S8& s, std::int64_t s0, std::int64_t s1, std::uint32_t ord0, E&& entry,
-                  R&& rowEnd) {
+void decodeSlices(const S8& s, std::int64_t s0, std::int64_t s1, std::uint32_t ord0,
+                  std::uint64_t area0, E&& entry, R&& rowEnd) {
   std::uint32_t ord = ord0;
-  std::int64_t wide = s0 < s1 ? wideIndexOf(s, s0) : 0;
+  std::uint64_t area = area0, next = area0;  // this chunk's area, the next chunk's
+  std::size_t at = 0;                        // next segment base of this chunk's area
   for (std::int64_t k = s0; k < s1; ++k) {
-    const std::uint32_t h = s.headers[std::size_t(k)], base = h & S8::kBaseMask;
-    const bool isWide = (h & S8::kWide) != 0;
+    const int j = int(k % S8::kChunk);
+    if (j == 0) {
+      area = next;
+      bool any = false;
+      for (int i = 0; i < S8::kChunk && k + i < std::int64_t(s.headers.size()); ++i)
+        any |= (s.headers[std::size_t(k + i)] & S8::kSegmented) != 0;
+      next = area + (any ? areaWords(&s.segs[std::size_t(area)]) : 0);
+      at = std::size_t(area) + S8::kChunk;
+    }
+    const std::uint32_t h = s.headers[std::size_t(k)];
+    const std::uint32_t mask = (h & S8::kSegmented) ? s.segs[std::size_t(area) + std::size_t(j)] : 0u;
+    std::uint32_t base = h & S8::kBaseMask;
     for (int l = 0; l < S8::kSlice; ++l) {
       const std::size_t i = std::size_t(S8::at(k, l));
-      const std::uint32_t off =
-          s.offsetsLo[i] +
-          (isWide ? std::uint32_t(s.high[std::size_t(wide * S8::kSlice + l)]) << 8 : 0u);
-      if (l > 0 && off == 0) break;  // padding: columns ascend strictly within a slice
-      entry(ord, base + off, s.values[i]);
+      const bool starts = (mask >> l) & 1u;
+      if (starts) base = s.segs[at++];
+      if (l > 0 && !starts && s.offsetsLo[i] == 0) break;  // padding: see the layout
+      entry(ord, base + s.offsetsLo[i], s.values[i]);
     }
-    wide += isWide;
     if (h & S8::kLast) rowEnd(ord++);
   }
 }
@@ -190,7 +236,7 @@ void decodeSlices(const S8& s, std::int64_t s0, std::int64_t s1, std::uint32_t o
 HalfCsr decodeSlicedOffset8(const SlicedOffset8& s) {
   return csrFromRowOrder(s.rows, s.cols, s.scale, s.nnz, [&](auto&& emit) {
     decodeSlices(
-        s, 0, s.nSlices, 0,
+        s, 0, s.nSlices, 0, 0,
         [&](std::uint32_t ord, std::uint32_t col, std::uint16_t v) {
           emit(s.nonEmptyRow[ord], col, v);
         },
@@ -215,7 +261,7 @@ void multiplySlicedOffset8Cpu(const SlicedOffset8& s, const double* x, double* y
     decodeSlices(
         s, std::int64_t(cuts[c]) * taskSlices,
         std::min(s.nSlices, std::int64_t(cuts[c + 1]) * taskSlices), s.tasks[cuts[c]].ordBegin,
-        [&](std::uint32_t, std::uint32_t col, std::uint16_t v) {
+        s.tasks[cuts[c]].segBegin, [&](std::uint32_t, std::uint32_t col, std::uint16_t v) {
           sum += double(halfBitsToFloat(v)) * x[col];
         },
         [&](std::uint32_t ord) {
@@ -230,17 +276,11 @@ SlicedOffset8Bytes slicedOffset8Bytes(const SlicedOffset8& s) {
   const double entries = double(s.nChunks) * S8::kChunkEntries;
   b.values = 2.0 * entries;
   b.offsets = entries;
-  b.high = 2.0 * S8::kSlice * double(s.wideSlices);
-  std::int64_t wideChunks = 0;
-  for (std::int64_t c = 0; c < s.nChunks; ++c) {
-    const std::uint32_t next =
-        c + 1 < s.nChunks ? s.chunkWideBase[std::size_t(c) + 1] : std::uint32_t(s.wideSlices);
-    wideChunks += next != s.chunkWideBase[std::size_t(c)];
-  }
-  b.headers = 4.0 * S8::kChunk * double(s.nChunks) + 4.0 * double(wideChunks);
+  b.segments = 4.0 * double(s.segs.size() - S8::kAreaWords);
+  b.headers = 4.0 * S8::kChunk * double(s.nChunks);
   b.rows = 4.0 * double(s.nonEmptyRows());
-  // Task records, empty runs, split rows and their per-task sums (written, then read back).
-  b.tasks = double(sizeof(Offset8Task)) * double(s.tasks.size()) +
+  // Task records and order, empty runs, split rows and their per-task sums (written, read back).
+  b.tasks = double(sizeof(Offset8Task) + 4 * !s.taskOrder.empty()) * double(s.tasks.size()) +
             8.0 * double(s.emptyRuns.size()) + 12.0 * double(s.splitRows.size());
   for (const SplitRow& r : s.splitRows) b.tasks += 16.0 * double(r.lastTask - r.firstTask + 1);
   b.vectors = 8.0 * double(s.rows + s.cols);
@@ -248,8 +288,8 @@ SlicedOffset8Bytes slicedOffset8Bytes(const SlicedOffset8& s) {
 }
 
 double slicedOffset8DeviceBytes(const SlicedOffset8& s) {
-  return 3.0 * double(s.values.size()) + 2.0 * double(s.high.size()) +
-         4.0 * double(s.headers.size() + s.chunkWideBase.size() + s.nonEmptyRow.size()) +
+  return 3.0 * double(s.values.size()) +
+         4.0 * double(s.headers.size() + s.segs.size() + s.nonEmptyRow.size() + s.taskOrder.size()) +
          double(sizeof(Offset8Task)) * double(s.tasks.size()) + 16.0 * double(s.tasks.size()) +
          12.0 * double(s.splitRows.size()) + 8.0 * double(s.emptyRuns.size());
 }

@@ -9,31 +9,45 @@
 /// instruction spanned 32 V entries of a row), D^T r by DRAM bytes (~4.06 B per non-zero). StepCsr
 /// (4-bit steps) cut the bytes but was bound by its decode (warp scans). Here one gather
 /// instruction reads 32 consecutive entries of ONE row (lane l = position l of a slice), the
-/// column is base + offset with no scan, and an entry costs 2 B (fp16) + 1 B (offset) + 1/8 B of
-/// slice header (+ 2 B only in "wide" slices, whose span is 256 or more).
+/// column is a segment base + an 8-bit offset with no scan, and an entry costs 2 B (fp16) + 1 B
+/// (offset) + 1/8 B of slice header (+ a mask word a chunk and 4 B a segment where a slice jumps).
 ///
 /// Layout (all of it is what the kernel reads):
-/// - Slices: each non-empty row is cut into slices of up to 32 consecutive entries; a slice also
-///   ends early where the next column is 2^24 or more past its first (the offsets hold 24 bits).
-///   Padding positions (after a row's last entry in its last slice) have value bits 0 (+0) and
+/// - Segments: a slice's entries in runs whose columns lie less than 256 past the run's first
+///   (greedy over the ascending columns); offset = column - first column of its segment. A slice
+///   holds up to 32 consecutive entries of a row and at most kMaxSegments segments: it ends early
+///   where a fifth segment would start. (Until 2026-11-27 a slice spanning 256 columns or more was
+///   "wide" and carried 16 more bits per entry: 64 B a slice; a dose matrix's transpose has jumps
+///   in most slices, so 69-75 % of its slices were wide, 4.6 B per non-zero.)
+/// - Padding positions (after a row's last entry in its last slice) have value bits 0 (+0) and
 ///   offset 0: harmless for finite x (+0 * finite added to a sum leaves it bit for bit), so x must
-///   be finite, as for the other kernels. A real entry at position l > 0 has offset > 0 (columns
-///   ascend strictly), which is how the decoder tells padding apart.
-/// - headers[s]: bits 0..29 the slice's first column (base; matrices of 2^30 columns or more are
-///   refused), bit 30 "wide" (last column - base >= 256), bit 31 "last slice of its row".
+///   be finite, as for the other kernels. A real entry at position l > 0 has offset > 0 or starts
+///   a segment (columns ascend strictly), which is how the decoder tells padding apart.
+/// - headers[s]: bits 0..29 the slice's first column (base of its first segment; matrices of 2^30
+///   columns or more are refused), bit 30 "segmented" (two or more segments), bit 31 "last slice
+///   of its row".
 /// - Chunks of 8 slices (256 entries), interleaved so that lane l's one 16-byte load gets position
 ///   l of the 8 slices: values[c*256 + l*8 + j] = fp16 bits of slice 8c+j, position l; offsetsLo
 ///   likewise (8 bytes per lane). The last chunk is padded with empty slices (header 0); nSlices
 ///   says where the real ones end.
-/// - high: bits 8..23 of the offsets of wide slices, 32 uint16 per wide slice in slice order
-///   (col = base + lo + (hi << 8)); chunkWideBase[c] = wide slices before chunk c, so wide slice j
-///   of chunk c is number chunkWideBase[c] + (wide slices among 0..j-1 of the chunk).
+/// - segs: for each chunk with a segmented slice, in chunk order, its "area": 8 masks (mask j bit
+///   l: position l of slice j starts a segment other than the first; 0 for other slices), then
+///   the first columns of those segments, slice by slice (popcount of each mask). At most 8 + 8 * 3
+///   = 32 words, so one 4-byte load a lane fetches a chunk's area; 32 zero words follow the last
+///   area so that the load never leaves the array. Chunks without a segmented slice have none.
 /// - Rows: nonEmptyRow[ord] = the ord-th non-empty row; a warp moves to the next ordinal after
 ///   every slice flagged "last". Empty rows are runs written as zeros.
 /// - Tasks: chunksPerTask consecutive chunks each (one warp). A task records the ordinal of the row
-///   of its first slice and whether that row started in an earlier task. Rows cut between tasks
-///   are listed in splitRows: the kernel leaves their piece sums in per-task slots and a second
-///   launch adds them in task order.
+///   of its first slice, whether that row started in an earlier task, and where its first chunk's
+///   area starts in segs (the areas of its chunks follow). Rows cut between tasks are listed in
+///   splitRows: the kernel leaves their piece sums in per-task slots and a second launch adds them
+///   in task order.
+/// - taskOrder (may be empty: tasks in index order): the order in which the warps of the grid take
+///   the tasks. With rows that span many tasks (a transpose: a spot's row of voxels) neighbouring
+///   rows touch nearly the same entries of x at the same fraction of their length, so the tasks of
+///   each group of `taskGroupRows` rows are listed by the column they start at: a block's 8 warps
+///   then gather the same lines of x, from L1, instead of 8 unrelated ones from L2. The order
+///   changes no sum (each task writes its own outputs).
 #include <cstdint>
 #include <vector>
 
@@ -46,6 +60,7 @@ namespace penumbra::spmv {
 struct Offset8Task {
   std::uint32_t ordBegin = 0;       ///< non-empty row of the task's first slice
   std::uint32_t startedBefore = 0;  ///< 1: that row started in an earlier task
+  std::uint32_t segBegin = 0;       ///< word of segs where the task's first chunk's area starts
 };
 
 struct SlicedOffset8Options {
@@ -58,27 +73,33 @@ struct SlicedOffset8Options {
   /// H200 (2026-11-27, c16): 4 faster everywhere, liver-1 D w 1.55 against 2.18 ms, D^T r 2.99
   /// against 3.51 ms (docs/spmv-notes.md).
   int minBlocksPerSm = 4;
+  /// Task order: 0 tasks in index order; G > 0 the tasks of each G consecutive non-empty rows
+  /// listed by the column of their first entry; -1 (default) G = 8, the warps of a block, when
+  /// the average non-empty row spans two tasks or more, else 0.
+  int taskGroupRows = -1;
 };
 
 struct SlicedOffset8 {
   static constexpr int kSlice = 32;  ///< entries per slice (one per lane)
   static constexpr int kChunk = 8;   ///< slices per chunk
   static constexpr int kChunkEntries = kSlice * kChunk;
-  static constexpr std::uint32_t kBaseMask = (1u << 30) - 1, kWide = 1u << 30, kLast = 1u << 31;
-  static constexpr std::int64_t kMaxSpan = std::int64_t(1) << 24;  ///< offsets hold 24 bits
+  static constexpr std::uint32_t kBaseMask = (1u << 30) - 1, kSegmented = 1u << 30, kLast = 1u << 31;
+  static constexpr int kMaxSegments = 4;  ///< per slice: a chunk's area fits 32 words
+  static constexpr int kAreaWords = 32;   ///< words the kernel loads a chunk (one a lane)
 
   std::int64_t rows = 0, cols = 0, nnz = 0;
   double scale = 1;
   int chunksPerTask = 8;
   int minBlocksPerSm = 4;  ///< from SlicedOffset8Options (the launch, not the layout)
-  std::int64_t nSlices = 0, nChunks = 0, wideSlices = 0;
+  int taskGroupRows = 0;   ///< as encoded (SlicedOffset8Options::taskGroupRows resolved)
+  std::int64_t nSlices = 0, nChunks = 0, segmentedSlices = 0, segmentedChunks = 0;
   std::vector<std::uint16_t> values;         ///< nChunks * 256, interleaved
   std::vector<std::uint8_t> offsetsLo;       ///< nChunks * 256, interleaved
   std::vector<std::uint32_t> headers;        ///< nChunks * 8
-  std::vector<std::uint16_t> high;           ///< wideSlices * 32
-  std::vector<std::uint32_t> chunkWideBase;  ///< nChunks
+  std::vector<std::uint32_t> segs;           ///< areas of the segmented chunks, then 32 zeros
   std::vector<std::int32_t> nonEmptyRow;
   std::vector<Offset8Task> tasks;
+  std::vector<std::uint32_t> taskOrder;      ///< empty or a permutation of the tasks
   std::vector<SplitRow> splitRows;
   std::vector<EmptyRun> emptyRuns;
 
@@ -91,7 +112,7 @@ struct SlicedOffset8 {
 
 /// Encodes a valid HalfCsr (HalfCsr::validate() holds). Multi-threaded; the result does not
 /// depend on the thread count. Throws Unsupported for 2^30 columns or more, or past the 32-bit
-/// limits (2^32 slices, 2^31 rows).
+/// limits (2^32 slices or words of segs, 2^31 rows).
 SlicedOffset8 encodeSlicedOffset8(const HalfCsr& m, const SlicedOffset8Options& options = {});
 
 /// The HalfCsr back, exactly (rows in order, entries in column order, same bits and scale).
@@ -102,13 +123,13 @@ HalfCsr decodeSlicedOffset8(const SlicedOffset8& s);
 void multiplySlicedOffset8Cpu(const SlicedOffset8& s, const double* x, double* y, int threads = 0);
 
 /// Bytes one product moves with csr_spmv_sliced_offset8: what the kernel reads of the layout
-/// (values and low offsets of every chunk, padding included; 32 B of headers per chunk; the wide
-/// base of chunks with a wide slice; 64 B per wide slice; 4 B per non-empty row; task records,
-/// empty runs, split rows and their per-task sums), y written once and x read once (8 B per row
-/// and per column, the issue's model of the vectors).
+/// (values and low offsets of every chunk, padding included; 32 B of headers per chunk; the
+/// areas in segs; 4 B per non-empty row; task records and order, empty runs, split rows and their
+/// per-task sums), y written once and x read once (8 B per row and per column, the issue's model
+/// of the vectors).
 struct SlicedOffset8Bytes {
-  double values = 0, offsets = 0, high = 0, headers = 0, rows = 0, tasks = 0, vectors = 0;
-  double matrix() const { return values + offsets + high + headers + rows + tasks; }
+  double values = 0, offsets = 0, segments = 0, headers = 0, rows = 0, tasks = 0, vectors = 0;
+  double matrix() const { return values + offsets + segments + headers + rows + tasks; }
   double total() const { return matrix() + vectors; }
 };
 SlicedOffset8Bytes slicedOffset8Bytes(const SlicedOffset8& s);

@@ -7,11 +7,14 @@
 ///
 /// One warp per task (chunksPerTask chunks of 8 slices of 32 entries):
 /// - Streams: per chunk lane l loads 16 B of values and 8 B of low offsets (position l of the 8
-///   slices) and the header of slice l % 8; the next chunk's loads are issued before the current
-///   chunk is used (software pipelining: two chunks, 6 KB per warp, in flight).
-/// - Columns: col = base + lo (+ hi << 8 in wide slices): no scan. One ballot gives the chunk's
-///   wide and row-end masks (lanes 0..7 and 8..15 hold the 8 headers); a wide slice's high part
-///   is number chunkWideBase[c] + (wide slices before it in the chunk) of the high stream.
+///   slices), the header of slice l % 8 and word l of the chunk's area in segs; the next chunk's
+///   loads are issued before the current chunk is used (software pipelining: two chunks, 6 KB
+///   per warp, in flight). The area's position runs on from the task's segBegin by each
+///   chunk's area length (8 + the masks' popcounts, a 3-step scan over lanes 0..7).
+/// - Columns: col = segment base + lo: no scan. One ballot gives the chunk's segmented and
+///   row-end masks (lanes 0..7 and 8..15 hold the 8 headers). In a chunk with a segmented slice,
+///   lane l of slice j counts the segment starts at or before it in mask j (popcount); k > 0
+///   takes base number k of the slice from the area, held one word a lane (a shuffle).
 /// - Gathers: slice j's gather is one instruction over 32 consecutive entries of one row (the
 ///   delta16 kernel's spanned 32 V entries: ~8.4 L1 wavefronts per gather, ncu).
 /// - Sums: one double per lane, fma in slice order; at a slice flagged "last" a fixed xor tree
@@ -32,8 +35,8 @@ struct Offset8KernelView {
   const std::uint16_t* values = nullptr;
   const std::uint8_t* offsetsLo = nullptr;
   const std::uint32_t* headers = nullptr;
-  const std::uint16_t* high = nullptr;
-  const std::uint32_t* chunkWideBase = nullptr;
+  const std::uint32_t* segs = nullptr;       ///< areas; null when no slice is segmented
+  const std::uint32_t* taskOrder = nullptr;  ///< null: warp i takes task i
   const std::int32_t* nonEmptyRow = nullptr;
   const Offset8Task* tasks = nullptr;
   const EmptyRun* emptyRuns = nullptr;
@@ -48,6 +51,7 @@ struct Offset8KernelView {
 namespace sliced_offset8 {
 
 using warp::fmaD;
+using warp::popc32;
 using warp::warpSum;
 
 /// One chunk as lane l holds it.
@@ -55,6 +59,7 @@ struct Chunk {
   std::uint32_t val[4];  ///< fp16 bits of position l of slices 0..7
   std::uint32_t lo[2];   ///< low offset bytes of position l of slices 0..7
   std::uint32_t hdr;     ///< header of slice l % 8
+  std::uint32_t area;    ///< word l of the chunk's area (when it has one)
 };
 
 template <class W>
@@ -67,77 +72,112 @@ PENUMBRA_SPMV_HD void loadChunk(W& w, const Offset8KernelView& v, std::uint64_t 
   k.hdr = w.loadStream(v.headers + c * SlicedOffset8::kChunk + std::uint64_t(lane & 7));
 }
 
+/// Words of the chunk's area (0 without a segmented slice) and, in lanes 0..7, 7 + the bases
+/// of the slices before slice `lane` (so that base k >= 1 of slice j is word pre_j + k).
+template <class W>
+PENUMBRA_SPMV_HD std::uint32_t scanArea(W& w, std::uint32_t area, std::uint32_t& pre) {
+  const int lane = w.lane();
+  const std::uint32_t own = lane < SlicedOffset8::kChunk ? popc32(area) : 0u;
+  std::uint32_t incl = own;
+  PENUMBRA_SPMV_UNROLL
+  for (int d = 1; d < SlicedOffset8::kChunk; d <<= 1) {
+    const std::uint32_t u = w.shflUp(incl, d);
+    if (lane >= d) incl += u;
+  }
+  pre = SlicedOffset8::kChunk - 1 + incl - own;
+  return SlicedOffset8::kChunk + w.shfl(incl, SlicedOffset8::kChunk - 1);
+}
+
+/// Gathers x at the lane's entry of the chunk's 8 slices. kSegmented: the chunk has an area (lane
+/// l of slice j takes base k = segment starts at or before l in mask j, from the area's word
+/// pre_j + k; k = 0: the header's); kPartial: slices nValid..7 are padding (x taken as 0).
+template <bool kSegmented, bool kPartial, class W>
+PENUMBRA_SPMV_HD void gatherChunk(W& w, const Chunk& cur, std::uint32_t pre, std::uint32_t atOrBelow,
+                                  int nValid, const double* x, double (&xv)[SlicedOffset8::kChunk]) {
+  PENUMBRA_SPMV_UNROLL
+  for (int j = 0; j < SlicedOffset8::kChunk; ++j) {
+    std::uint32_t base = w.shfl(cur.hdr, j) & SlicedOffset8::kBaseMask;
+    if constexpr (kSegmented) {
+      const std::uint32_t k = popc32(w.shfl(cur.area, j) & atOrBelow);
+      const std::uint32_t b = w.shfl(cur.area, int(w.shfl(pre, j) + k));
+      if (k) base = b;
+    }
+    const std::uint32_t col = base + ((cur.lo[j >> 2] >> (8 * (j & 3))) & 0xFFu);
+    if constexpr (kPartial)
+      xv[j] = j < nValid ? w.gatherX(x, col) : 0.0;
+    else
+      xv[j] = w.gatherX(x, col);
+  }
+}
+
 /// Task t of v, by the 32 lanes of w (every lane must call it: the shuffles name all 32).
 template <class W>
 PENUMBRA_SPMV_HD void runTask(W& w, const Offset8KernelView& v, std::uint32_t t, const double* x,
                               double* y) {
   using S8 = SlicedOffset8;
   const int lane = w.lane();
+  const std::uint32_t atOrBelow = (2u << lane) - 1u;  // lanes 0..lane (lane 31: all)
   const Offset8Task task = v.tasks[t];
   const std::uint64_t c0 = std::uint64_t(t) * v.chunksPerTask,
                       c1 = c0 + v.chunksPerTask < v.nChunks ? c0 + v.chunksPerTask : v.nChunks;
   std::uint32_t ord = task.ordBegin;
   bool startedBefore = task.startedBefore != 0, open = false;
   double acc = 0.0;
+  std::uint32_t areaAt = task.segBegin;
   Chunk cur;
   loadChunk(w, v, c0, cur);
+  cur.area = v.segs ? w.loadStream(v.segs + areaAt + std::uint32_t(lane)) : 0u;
   for (std::uint64_t c = c0; c < c1; ++c) {
     Chunk next = cur;
     if (c + 1 < c1) loadChunk(w, v, c + 1, next);  // in flight while this chunk is summed
-    // Lanes 0..7: wide bits, lanes 8..15: row-end bits of slices 0..7.
-    const std::uint32_t hdrBit = lane < 8 ? S8::kWide : S8::kLast;
+    // Lanes 0..7: segmented bits, lanes 8..15: row-end bits of slices 0..7.
+    const std::uint32_t hdrBit = lane < 8 ? S8::kSegmented : S8::kLast;
     const std::uint32_t bits = w.ballot(lane < 16 && (cur.hdr & hdrBit) != 0);
-    const std::uint32_t wideBits = bits & 0xFFu, lastBits = (bits >> 8) & 0xFFu;
+    const std::uint32_t segBits = bits & 0xFFu, lastBits = (bits >> 8) & 0xFFu;
     const std::uint64_t left = v.nSlices - c * S8::kChunk;
     const int nValid = left < std::uint64_t(S8::kChunk) ? int(left) : S8::kChunk;
+    std::uint32_t pre = 0;
+    if (segBits) areaAt += scanArea(w, cur.area, pre);
+    if (v.segs && c + 1 < c1) next.area = w.loadStream(v.segs + areaAt + std::uint32_t(lane));
+    // Warp-uniform choices, each path without the tests it does not need: ptxas turns uniform
+    // branches inside one unrolled loop into predicated code that every chunk issues (SASS, H200
+    // build, 2026-11-27). Only the matrix's last chunk can hold fewer than 8 real slices.
     double xv[S8::kChunk];
-    if (wideBits == 0 && nValid == S8::kChunk) {
-      // The common chunk (warp-uniform test): no high parts, every slice real. Kept apart from
-      // the general path because ptxas turned that path's branches into predicated code, so
-      // every chunk issued the high-part address arithmetic and loads of all 8 slices: ~240
-      // instructions a chunk where this path needs ~110 (SASS, H200 build, 2026-11-27).
-      PENUMBRA_SPMV_UNROLL
-      for (int j = 0; j < S8::kChunk; ++j) {
-        const std::uint32_t h = w.shfl(cur.hdr, j);
-        xv[j] = w.gatherX(x, (h & S8::kBaseMask) + ((cur.lo[j >> 2] >> (8 * (j & 3))) & 0xFFu));
-      }
+    if (nValid == S8::kChunk) {
+      if (segBits == 0)
+        gatherChunk<false, false>(w, cur, pre, atOrBelow, nValid, x, xv);
+      else
+        gatherChunk<true, false>(w, cur, pre, atOrBelow, nValid, x, xv);
+    } else if (segBits == 0) {
+      gatherChunk<false, true>(w, cur, pre, atOrBelow, nValid, x, xv);
     } else {
-      // The lane's entry of the chunk's first wide slice; the next wide slice's is 32 further.
-      // One 64-bit pointer a chunk and a 32-bit count: the 64-bit rank arithmetic of every
-      // slice was most of the ~130 instructions this path added to a chunk (SASS, 2026-11-27).
-      const std::uint16_t* high = v.high;
-      if (wideBits)
-        high += std::uint64_t(w.loadUniform(v.chunkWideBase + c)) * S8::kSlice + std::uint64_t(lane);
-      std::uint32_t rank = 0;
+      gatherChunk<true, true>(w, cur, pre, atOrBelow, nValid, x, xv);
+    }
+    if (lastBits == 0 && nValid == S8::kChunk) {  // no row ends here (long rows: most chunks)
+      PENUMBRA_SPMV_UNROLL
+      for (int j = 0; j < S8::kChunk; ++j)
+        acc = fmaD(W::halfToDouble(std::uint16_t(cur.val[j >> 1] >> (16 * (j & 1)))), xv[j], acc);
+      open = true;
+    } else {
       PENUMBRA_SPMV_UNROLL
       for (int j = 0; j < S8::kChunk; ++j) {
-        const std::uint32_t h = w.shfl(cur.hdr, j);
-        std::uint32_t col = (h & S8::kBaseMask) + ((cur.lo[j >> 2] >> (8 * (j & 3))) & 0xFFu);
-        if ((wideBits >> j) & 1u) {
-          col += std::uint32_t(w.loadStream(high + rank * std::uint32_t(S8::kSlice))) << 8;
-          ++rank;
+        if (j >= nValid) break;
+        const double h = W::halfToDouble(std::uint16_t(cur.val[j >> 1] >> (16 * (j & 1))));
+        acc = fmaD(h, xv[j], acc);
+        open = true;
+        if ((lastBits >> j) & 1u) {  // warp-uniform: the headers are the same for every lane
+          const double s = warpSum(w, acc);
+          if (lane == 0) {
+            if (startedBefore)
+              v.partials[2 * std::uint64_t(t)] = s;
+            else
+              y[v.nonEmptyRow[ord]] = s * v.scale;
+          }
+          startedBefore = false;
+          open = false;
+          acc = 0.0;
+          ++ord;
         }
-        xv[j] = j < nValid ? w.gatherX(x, col) : 0.0;
-      }
-    }
-    PENUMBRA_SPMV_UNROLL
-    for (int j = 0; j < S8::kChunk; ++j) {
-      if (j >= nValid) break;
-      const double h = W::halfToDouble(std::uint16_t(cur.val[j >> 1] >> (16 * (j & 1))));
-      acc = fmaD(h, xv[j], acc);
-      open = true;
-      if ((lastBits >> j) & 1u) {  // warp-uniform: the headers are the same for every lane
-        const double s = warpSum(w, acc);
-        if (lane == 0) {
-          if (startedBefore)
-            v.partials[2 * std::uint64_t(t)] = s;
-          else
-            y[v.nonEmptyRow[ord]] = s * v.scale;
-        }
-        startedBefore = false;
-        open = false;
-        acc = 0.0;
-        ++ord;
       }
     }
     cur = next;

@@ -32,7 +32,7 @@ const SpmvLayouts& CudaSpmvMatrix::layouts() const { noCuda(); }
 int CudaSpmvMatrix::stepBits() const { noCuda(); }
 std::int64_t CudaSpmvMatrix::stepTaskGroups() const { noCuda(); }
 int CudaSpmvMatrix::offset8ChunksPerTask() const { noCuda(); }
-std::int64_t CudaSpmvMatrix::offset8WideSlices() const { noCuda(); }
+std::int64_t CudaSpmvMatrix::offset8SegmentedSlices() const { noCuda(); }
 double CudaSpmvMatrix::realBytes(SpmvKernel) const { noCuda(); }
 void CudaSpmvMatrix::apply(const double*, double*, SpmvKernel, void*) const { noCuda(); }
 void CudaSpmvMatrix::applyHost(const double*, double*, SpmvKernel) const { noCuda(); }

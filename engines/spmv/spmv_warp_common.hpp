@@ -25,6 +25,15 @@ PENUMBRA_SPMV_HD double fmaD(double a, double b, double c) {
 #endif
 }
 
+/// Bits set in v.
+PENUMBRA_SPMV_HD std::uint32_t popc32(std::uint32_t v) {
+#ifdef __CUDA_ARCH__
+  return std::uint32_t(__popc(v));
+#else
+  return std::uint32_t(__builtin_popcount(v));
+#endif
+}
+
 /// Butterfly sum over the warp: every lane ends with the same bits (each level adds the same two
 /// numbers, in either order).
 template <class W>

@@ -35,10 +35,10 @@ SpmvLayouts offset8Only() {
   return l;
 }
 
-/// Wide slices and rows cut between tasks seen by the GPU checks (so that a test can assert it
+/// Segmented slices and rows cut between tasks seen by the GPU checks (so that a test can assert it
 /// exercised them).
 struct Seen {
-  std::int64_t wide = 0, split = 0;
+  std::int64_t segmented = 0, split = 0;
 };
 
 void checkOne(const HalfCsr& a, const std::string& what, const SlicedOffset8Options& o,
@@ -58,7 +58,7 @@ void checkOne(const HalfCsr& a, const std::string& what, const SlicedOffset8Opti
     EXPECT_GT(most, 0.0) << what;
   }
   const SlicedOffset8 s = encodeSlicedOffset8(a, o);
-  seen.wide += s.wideSlices;
+  seen.segmented += s.segmentedSlices;
   seen.split += std::int64_t(s.splitRows.size());
   std::vector<double> emulated(std::size_t(a.rows));
   ASSERT_EQ(emulateSlicedOffset8(s, x.data(), emulated.data()), 0) << what;
@@ -73,14 +73,19 @@ void checkOne(const HalfCsr& a, const std::string& what, const SlicedOffset8Opti
 }
 
 /// 1, 4 and 8 chunks per task on A and on A with small-integer values, with the kernel compiled
-/// for 4 blocks per SM (the default), and 8 chunks with the one for 5 (same code, other registers).
+/// for 4 blocks per SM (the default), and 8 chunks with the one for 5 (same code, other registers);
+/// the tasks in the encoder's order, in groups of 8 rows by column and in index order.
 Seen checkSlicedOffset8(const HalfCsr& a, const std::string& name, std::uint32_t seed,
                         int repeats = 100) {
   Seen seen;
-  for (const auto& [chunks, blocks] : {std::pair{1, 4}, {4, 4}, {8, 4}, {8, 5}}) {
-    const SlicedOffset8Options o{chunks, 0, blocks};
+  struct Variant {
+    int chunks, blocks, groupRows;
+  };
+  for (const Variant& v : {Variant{1, 4, -1}, {4, 4, 8}, {8, 4, -1}, {8, 5, 0}}) {
+    const auto [chunks, blocks, groupRows] = v;
+    const SlicedOffset8Options o{chunks, 0, blocks, groupRows};
     const std::string what = name + " (" + std::to_string(chunks) + " chunks per task, kernel b" +
-                             std::to_string(blocks) + ")";
+                             std::to_string(blocks) + ", task groups " + std::to_string(groupRows) + ")";
     checkOne(a, what, o, seed, repeats, seen);
     const HalfCsr ai = integerValued(a);
     std::vector<double> xi(std::size_t(a.cols)), ref(std::size_t(a.rows)), y(std::size_t(a.rows));
@@ -112,10 +117,10 @@ TEST(SpmvSlicedOffset8Cuda, RandomMatricesAndTheirTransposes) {
     const Seen s1 = checkSlicedOffset8(a, "random " + std::to_string(seed), seed);
     const Seen s2 =
         checkSlicedOffset8(transpose(a), "random^T " + std::to_string(seed), seed + 100, 10);
-    seen.wide += s1.wide + s2.wide;
+    seen.segmented += s1.segmented + s2.segmented;
     seen.split += s1.split + s2.split;
   }
-  EXPECT_GT(seen.wide, 0);
+  EXPECT_GT(seen.segmented, 0);
   EXPECT_GT(seen.split, 0);
 }
 
@@ -141,10 +146,10 @@ TEST(SpmvSlicedOffset8Cuda, AwkwardShapes) {
   rows[2] = rows[0];
   rows.push_back({(1 << 25) - 1});
   rows.push_back({0, (1 << 24) + 5});
-  EXPECT_GT(checkSlicedOffset8(fromRows(1 << 25, rows), "gaps in 2^25 columns", 310, 10).wide, 0);
-  std::vector<std::int32_t> sparse;  // every slice wide
+  EXPECT_GT(checkSlicedOffset8(fromRows(1 << 25, rows), "gaps in 2^25 columns", 310, 10).segmented, 0);
+  std::vector<std::int32_t> sparse;  // every entry its own segment
   for (int k = 0; k < 300; ++k) sparse.push_back(k * 1000);
-  checkSlicedOffset8(fromRows(300000, {sparse, sparse, {}, sparse}), "wide slices only", 311, 10);
+  checkSlicedOffset8(fromRows(300000, {sparse, sparse, {}, sparse}), "every entry its own segment", 311, 10);
   checkSlicedOffset8(randomCsr(3000, 500, 31, 41, true, 0.2), "rows shorter than 32", 312, 10);
   EXPECT_GT(checkSlicedOffset8(hugeRow(1000000), "one row of 1e6", 313, 10).split, 0);
 }
@@ -177,7 +182,9 @@ TEST(SpmvSlicedOffset8Cuda, ProtonEngineMatrixAndEngineApi) {
   const CudaSpmvMatrix& dm = *eng.deviceMatrix(Product::D);
   const KernelProfile p = dm.describe(SpmvKernel::SlicedOffset8);
   EXPECT_EQ(p.kernel, "csr_spmv_sliced_offset8");
-  EXPECT_EQ(p.variant, "c8b4");  // the defaults: 8 chunks a task, the kernel for 4 blocks an SM
+  // The defaults: 8 chunks a task, the kernel for 4 blocks an SM, tasks in index order (D's rows,
+  // the voxels, are shorter than two tasks).
+  EXPECT_EQ(p.variant, "c8b4g0");
   EXPECT_GT(p.registersPerThread, 0);
   const double real = dm.realBytes(SpmvKernel::SlicedOffset8);
   EXPECT_GT(real, 3.0 * double(d.nnz()));

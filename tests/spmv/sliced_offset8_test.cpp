@@ -1,15 +1,18 @@
 // SlicedOffset8 (engines/spmv/sliced_offset8.hpp) without a GPU: exact round trips of every matrix
 // of the SpMV tests and of the awkward shapes at several task sizes; the layout's invariants
-// (interleaving, padding, wide flags exactly where the span needs them, row ends, tasks, split
-// rows); slices cut at 32 entries and at spans of 2^24; the CPU reference on the encoding equal to
-// multiplyCpu bit for bit; thread-count independence; and the bytes per non-zero it stores.
+// (interleaving, padding, segments exactly where a column is 256 or more past its segment's
+// first, the areas of segment bases, row ends, tasks, split rows, the task order); slices cut at
+// 32 entries and before a fifth segment; the CPU reference on the encoding equal to multiplyCpu
+// bit for bit; thread-count independence; and the bytes per non-zero it stores.
 #include "spmv/sliced_offset8.hpp"
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cstring>
 
 #include "spmv/spmv.hpp"
+#include "spmv/synthetic.hpp"
 #include "layout_round_trip.hpp"
 #include "spmv_test_matrices.hpp"
 
@@ -26,43 +29,66 @@ void checkLayout(const S8& s, const HalfCsr& m, const std::string& what) {
   ASSERT_EQ(s.values.size(), std::size_t(s.nChunks * 256));
   ASSERT_EQ(s.offsetsLo.size(), std::size_t(s.nChunks * 256));
   ASSERT_EQ(s.headers.size(), std::size_t(s.nChunks * 8));
-  ASSERT_EQ(s.chunkWideBase.size(), std::size_t(s.nChunks));
-  ASSERT_EQ(s.high.size(), std::size_t(s.wideSlices * 32));
-  std::int64_t wide = 0, ends = 0;
-  for (std::int64_t k = 0; k < s.nChunks * 8; ++k) {
-    const std::uint32_t h = s.headers[std::size_t(k)];
-    if (k % 8 == 0) {
-      ASSERT_EQ(s.chunkWideBase[std::size_t(k / 8)], std::uint32_t(wide)) << "chunk " << k / 8;
-    }
-    if (k >= s.nSlices) {  // padding slices of the last chunk
-      ASSERT_EQ(h, 0u);
-      for (int l = 0; l < 32; ++l) ASSERT_EQ(s.values[std::size_t(S8::at(k, l))], 0);
-      continue;
-    }
-    std::uint32_t last = 0;
-    bool padding = false;
-    for (int l = 0; l < 32; ++l) {
-      const std::size_t i = std::size_t(S8::at(k, l));
-      const std::uint32_t off =
-          s.offsetsLo[i] +
-          ((h & S8::kWide) ? std::uint32_t(s.high[std::size_t(wide * 32 + l)]) << 8 : 0u);
-      ASSERT_LT(off, 1u << 24);
-      if (l > 0 && off == 0) padding = true;
-      if (padding) {
-        ASSERT_EQ(off, 0u) << "slice " << k << " position " << l;
-        ASSERT_EQ(s.values[i], 0) << "slice " << k << " position " << l;
-      } else {
-        if (l > 0) {
-          ASSERT_GT(off, last);
+  ASSERT_GE(s.segs.size(), 32u);
+  for (std::size_t k = s.segs.size() - 32; k < s.segs.size(); ++k) ASSERT_EQ(s.segs[k], 0u);
+  std::int64_t segmented = 0, chunksWithArea = 0, ends = 0;
+  std::size_t area = 0;
+  std::vector<std::size_t> areaOfChunk;
+  for (std::int64_t c = 0; c < s.nChunks; ++c) {
+    areaOfChunk.push_back(area);
+    bool any = false;
+    for (int j = 0; j < 8; ++j) any |= (s.headers[std::size_t(c * 8 + j)] & S8::kSegmented) != 0;
+    std::size_t at = area + 8;  // the chunk's next segment base
+    for (int j = 0; j < 8; ++j) {
+      const std::int64_t k = c * 8 + j;
+      const std::uint32_t h = s.headers[std::size_t(k)];
+      const std::uint32_t mask = any ? s.segs[area + std::size_t(j)] : 0u;
+      ASSERT_EQ(mask != 0, (h & S8::kSegmented) != 0) << "slice " << k << ": flag and mask";
+      ASSERT_EQ(mask & 1u, 0u) << "slice " << k << ": position 0 starts the first segment";
+      ASSERT_LE(std::popcount(mask), S8::kMaxSegments - 1) << "slice " << k;
+      if (k >= s.nSlices) {  // padding slices of the last chunk
+        ASSERT_EQ(h, 0u);
+        for (int l = 0; l < 32; ++l) ASSERT_EQ(s.values[std::size_t(S8::at(k, l))], 0);
+        continue;
+      }
+      std::uint32_t segBase = h & S8::kBaseMask, col = segBase;
+      bool padding = false;
+      for (int l = 0; l < 32; ++l) {
+        const std::size_t i = std::size_t(S8::at(k, l));
+        const bool starts = (mask >> l) & 1u;
+        if (l > 0 && !starts && s.offsetsLo[i] == 0) padding = true;
+        if (padding) {
+          ASSERT_FALSE(starts) << "slice " << k << " position " << l << ": a segment in padding";
+          ASSERT_EQ(s.offsetsLo[i], 0) << "slice " << k << " position " << l;
+          ASSERT_EQ(s.values[i], 0) << "slice " << k << " position " << l;
+          continue;
         }
-        last = off;
+        if (starts) {  // greedy: a new segment only where the column is 256 past the last base
+          ASSERT_LT(at, s.segs.size() - 32);
+          ASSERT_GE(s.segs[at], segBase + 256) << "slice " << k << " position " << l;
+          segBase = s.segs[at++];
+          ASSERT_EQ(s.offsetsLo[i], 0) << "slice " << k << " position " << l;
+        }
+        const std::uint32_t next = segBase + s.offsetsLo[i];
+        if (l > 0) {
+          ASSERT_GT(next, col) << "slice " << k << " position " << l;
+        }
+        col = next;
       }
     }
-    ASSERT_EQ((h & S8::kWide) != 0, last >= 256) << "slice " << k << ": wide flag and span";
-    wide += (h & S8::kWide) != 0;
-    ends += (h & S8::kLast) != 0;
+    if (any) {
+      ++chunksWithArea;
+      ASSERT_LE(at - area, 32u) << "chunk " << c << ": the area takes more than a load";
+      area = at;
+    }
+    for (int j = 0; j < 8 && c * 8 + j < s.nSlices; ++j) {
+      segmented += (s.headers[std::size_t(c * 8 + j)] & S8::kSegmented) != 0;
+      ends += (s.headers[std::size_t(c * 8 + j)] & S8::kLast) != 0;
+    }
   }
-  ASSERT_EQ(wide, s.wideSlices);
+  ASSERT_EQ(area + 32, s.segs.size());
+  ASSERT_EQ(segmented, s.segmentedSlices);
+  ASSERT_EQ(chunksWithArea, s.segmentedChunks);
   ASSERT_EQ(ends, s.nonEmptyRows());
   // Tasks: chunksPerTask chunks each; the first slice's row and whether it started before.
   const std::int64_t taskSlices = std::int64_t(s.chunksPerTask) * 8;
@@ -74,6 +100,7 @@ void checkLayout(const S8& s, const HalfCsr& m, const std::string& what) {
     if (k % taskSlices == 0) {
       const Offset8Task& t = s.tasks[std::size_t(k / taskSlices)];
       ASSERT_EQ(t.ordBegin, ord) << "task " << k / taskSlices;
+      ASSERT_EQ(t.segBegin, areaOfChunk[std::size_t(k / 8)]) << "task " << k / taskSlices;
       ASSERT_EQ(t.startedBefore, rowStart ? 0u : 1u) << "task " << k / taskSlices;
       if (!rowStart) {  // a row cut here is listed once, with the tasks it spans
         ASSERT_LT(split, s.splitRows.size());
@@ -91,6 +118,24 @@ void checkLayout(const S8& s, const HalfCsr& m, const std::string& what) {
   std::int64_t empty = 0;
   for (const EmptyRun& r : s.emptyRuns) empty += r.count;
   ASSERT_EQ(empty + s.nonEmptyRows(), m.rows);
+  // Task order: none, or every task once, by (group of rows, first column).
+  if (s.taskOrder.empty()) return;
+  ASSERT_GT(s.taskGroupRows, 0);
+  ASSERT_EQ(s.taskOrder.size(), s.tasks.size());
+  std::vector<bool> seen(s.tasks.size(), false);
+  auto key = [&](std::uint32_t t) {
+    return std::pair(s.tasks[t].ordBegin / std::uint32_t(s.taskGroupRows),
+                     s.headers[std::size_t(std::int64_t(t) * taskSlices)] & S8::kBaseMask);
+  };
+  for (std::size_t i = 0; i < s.taskOrder.size(); ++i) {
+    const std::uint32_t t = s.taskOrder[i];
+    ASSERT_LT(t, s.tasks.size());
+    ASSERT_FALSE(seen[t]) << "task " << t << " listed twice";
+    seen[t] = true;
+    if (i > 0) {
+      ASSERT_LE(key(s.taskOrder[i - 1]), key(t)) << "order position " << i;
+    }
+  }
 }
 
 void expectRoundTrip(const HalfCsr& m, const std::string& name, const SlicedOffset8Options& o) {
@@ -106,25 +151,27 @@ void expectRoundTrips(const HalfCsr& m, const std::string& name) {
   for (int c : {1, 4, 8}) expectRoundTrip(m, name, {c, 2});
 }
 
-/// Gaps around the wide threshold (255 / 256) and the slice cut (2^24 - 1 / 2^24 + 5) in 2^24 + 100
-/// columns: row 0 {0, 2^24 + 5} (two slices), row 2 {0, 255}, row 3 {0, 256}, row 4 a run of 40
-/// neighbours (32 + 8), row 5 {7, 7 + 2^24 - 1} (one wide slice).
+/// Gaps around the segment threshold (255 / 256) and beyond 2^24 in 2^24 + 100 columns: row 0
+/// {0, 2^24 + 5} (two segments), row 2 {0, 255}, row 3 {0, 256}, row 4 a run of 40 neighbours
+/// (32 + 8), row 5 {7, 7 + 2^24 - 1}, row 6 five segments {0, 300, 600, 900, 1200, 1201} (a slice
+/// of four, then one of two).
 HalfCsr gapsIn2p24() {
   const std::int32_t far = (1 << 24) + 5;
   std::vector<std::int32_t> run;
   for (int k = 0; k < 40; ++k) run.push_back(1000 + k);
-  return fromRows((1 << 24) + 100, {{0, far}, {}, {0, 255}, {0, 256}, run, {7, 7 + (1 << 24) - 1}});
+  return fromRows((1 << 24) + 100, {{0, far}, {}, {0, 255}, {0, 256}, run, {7, 7 + (1 << 24) - 1},
+                                    {0, 300, 600, 900, 1200, 1201}});
 }
 
 TEST(SpmvSlicedOffset8, RoundTripsEveryMatrixOfTheSpmvTests) {
-  std::int64_t wide = 0, split = 0;
+  std::int64_t segmented = 0, split = 0;
   for (const auto& [name, m] : existingTestMatrices()) {
     expectRoundTrips(m, name);
     const S8 s = encodeSlicedOffset8(m, {1, 2});
-    wide += s.wideSlices;
+    segmented += s.segmentedSlices;
     split += std::int64_t(s.splitRows.size());
   }
-  EXPECT_GT(wide, 0) << "no wide slice: the high stream went untested";
+  EXPECT_GT(segmented, 0) << "no segmented slice: the areas went untested";
   EXPECT_GT(split, 0) << "no row cut between tasks";
 }
 
@@ -158,27 +205,59 @@ TEST(SpmvSlicedOffset8, RoundTripsTheProtonEngineMatrix) {
   expectRoundTrips(transpose(d), "proton random phantom^T");
 }
 
-TEST(SpmvSlicedOffset8, SlicesEndAt32EntriesAndAtSpansOf2p24) {
+TEST(SpmvSlicedOffset8, SegmentsStartAtJumpsOf256AndSlicesEndBeforeAFifth) {
   const S8 s = encodeSlicedOffset8(gapsIn2p24(), {1, 1});
-  // Row 0: two slices ({0}, {2^24 + 5}); rows 2, 3: one each; row 4: 32 + 8; row 5: one.
-  ASSERT_EQ(s.nSlices, 7);
-  ASSERT_EQ(s.nonEmptyRows(), 5);
-  EXPECT_EQ(s.headers[0], 0u);                                        // base 0, not last
-  EXPECT_EQ(s.headers[1], std::uint32_t((1 << 24) + 5) | S8::kLast);  // base 2^24 + 5
-  EXPECT_EQ(s.headers[2], 0u | S8::kLast);                            // {0, 255}: not wide
-  EXPECT_EQ(s.headers[3], 0u | S8::kWide | S8::kLast);                // {0, 256}: wide
-  EXPECT_EQ(s.headers[4], 1000u);                                     // 32 neighbours, not last
-  EXPECT_EQ(s.headers[5], 1032u | S8::kLast);
-  EXPECT_EQ(s.headers[6], 7u | S8::kWide | S8::kLast);  // span 2^24 - 1: one slice
-  EXPECT_EQ(s.wideSlices, 2);
-  EXPECT_EQ(s.offsetsLo[std::size_t(S8::at(2, 1))], 255);
-  EXPECT_EQ(s.offsetsLo[std::size_t(S8::at(3, 1))], 0);  // 256 = 0 + (1 << 8)
-  EXPECT_EQ(s.high[1], 1);
-  EXPECT_EQ(s.high[32 + 1], 0xFFFF);  // 2^24 - 1 = 0xFF + (0xFFFF << 8)
-  EXPECT_EQ(s.offsetsLo[std::size_t(S8::at(6, 1))], 0xFF);
-  EXPECT_EQ(s.nonEmptyRow, (std::vector<std::int32_t>{0, 2, 3, 4, 5}));
+  // One slice a row but row 4 (32 + 8) and row 6 (4 segments + 1).
+  ASSERT_EQ(s.nSlices, 8);
+  ASSERT_EQ(s.nonEmptyRows(), 6);
+  ASSERT_EQ(s.nChunks, 1);
+  EXPECT_EQ(s.headers[0], 0u | S8::kSegmented | S8::kLast);  // {0, 2^24 + 5}
+  EXPECT_EQ(s.headers[1], 0u | S8::kLast);                    // {0, 255}: one segment
+  EXPECT_EQ(s.headers[2], 0u | S8::kSegmented | S8::kLast);   // {0, 256}: two
+  EXPECT_EQ(s.headers[3], 1000u);                             // 32 neighbours, not last
+  EXPECT_EQ(s.headers[4], 1032u | S8::kLast);
+  EXPECT_EQ(s.headers[5], 7u | S8::kSegmented | S8::kLast);
+  EXPECT_EQ(s.headers[6], 0u | S8::kSegmented);  // {0, 300, 600, 900}: 4 segments, then cut
+  EXPECT_EQ(s.headers[7], 1200u | S8::kLast);    // {1200, 1201}
+  EXPECT_EQ(s.segmentedSlices, 4);
+  EXPECT_EQ(s.segmentedChunks, 1);
+  // The chunk's area: 8 masks, then the first columns of the later segments, slice by slice.
+  const std::vector<std::uint32_t> area = {0b10, 0, 0b10, 0, 0, 0b10, 0b1110, 0,
+                                           (1 << 24) + 5, 256, 7 + (1 << 24) - 1, 300, 600, 900};
+  ASSERT_EQ(s.segs.size(), area.size() + 32);
+  for (std::size_t k = 0; k < area.size(); ++k) EXPECT_EQ(s.segs[k], area[k]) << "word " << k;
+  EXPECT_EQ(s.offsetsLo[std::size_t(S8::at(1, 1))], 255);
+  EXPECT_EQ(s.offsetsLo[std::size_t(S8::at(2, 1))], 0);  // 256 starts a segment
+  EXPECT_EQ(s.offsetsLo[std::size_t(S8::at(7, 1))], 1);
+  EXPECT_EQ(s.nonEmptyRow, (std::vector<std::int32_t>{0, 2, 3, 4, 5, 6}));
   ASSERT_EQ(s.emptyRuns.size(), 1u);
   EXPECT_EQ(s.emptyRuns[0].first, 1);
+}
+
+TEST(SpmvSlicedOffset8, TasksOfLongRowsAreOrderedByColumnInGroupsOfRows) {
+  // A transposed dose matrix: rows (spots) of several tasks each. The encoder's default groups
+  // them (8 rows); rows shorter than two tasks keep the index order.
+  // prostate-1 / 20: 5090 rows of ~930 entries, tasks of one chunk (256 entries).
+  const HalfCsr dose = transpose(makeSyntheticDoseMatrix(scaled(prostate1Spec(), 1.0 / 20), 2));
+  SlicedOffset8Options o{1, 2};
+  const S8 grouped = encodeSlicedOffset8(dose, o);
+  EXPECT_EQ(grouped.taskGroupRows, 8);
+  ASSERT_EQ(grouped.taskOrder.size(), grouped.tasks.size());
+  std::size_t moved = 0;
+  for (std::size_t i = 0; i < grouped.taskOrder.size(); ++i) moved += grouped.taskOrder[i] != i;
+  EXPECT_GT(moved, grouped.tasks.size() / 2) << "the order hardly differs from the index order";
+  checkLayout(grouped, dose, "prostate-1/20^T, grouped");
+  o.taskGroupRows = 0;
+  const S8 plain = encodeSlicedOffset8(dose, o);
+  EXPECT_TRUE(plain.taskOrder.empty());
+  EXPECT_EQ(plain.values, grouped.values);  // the order is the only difference
+  EXPECT_EQ(plain.segs, grouped.segs);
+  const S8 shortRows =
+      encodeSlicedOffset8(makeSyntheticDoseMatrix(scaled(prostate1Spec(), 1.0 / 20), 2), {1, 2});
+  EXPECT_EQ(shortRows.taskGroupRows, 0);
+  EXPECT_TRUE(shortRows.taskOrder.empty());
+  o.taskGroupRows = 3;
+  expectRoundTrip(dose, "prostate-1/20^T, groups of 3 rows", o);
 }
 
 TEST(SpmvSlicedOffset8, RowsShorterThanASliceTakeOneSliceEach) {
@@ -203,43 +282,45 @@ TEST(SpmvSlicedOffset8, LongRowsAreCutBetweenTasks) {
   EXPECT_EQ(s.tasks[0].startedBefore, 0u);
   for (std::size_t t = 1; t < s.tasks.size(); ++t) EXPECT_EQ(s.tasks[t].startedBefore, 1u) << t;
   EXPECT_EQ(s.emptyRuns.size(), 2u);
-  // The gap of 3 in the middle of the row makes no slice wide.
-  EXPECT_EQ(s.wideSlices, 0);
+  // The gap of 3 in the middle of the row makes no slice segmented.
+  EXPECT_EQ(s.segmentedSlices, 0);
+  EXPECT_EQ(s.segs.size(), 32u);
 }
 
 TEST(SpmvSlicedOffset8, EncodingIgnoresThreads) {
   const HalfCsr dose = transpose(makeSyntheticDoseMatrix(scaled(prostate1Spec(), 1.0 / 50), 2));
   const S8 a = encodeSlicedOffset8(dose, {4, 1}), b = encodeSlicedOffset8(dose, {4, 5});
-  EXPECT_GT(a.wideSlices, 0);
+  EXPECT_GT(a.segmentedSlices, 0);
   EXPECT_EQ(a.values, b.values);
   EXPECT_EQ(a.offsetsLo, b.offsetsLo);
   EXPECT_EQ(a.headers, b.headers);
-  EXPECT_EQ(a.high, b.high);
-  EXPECT_EQ(a.chunkWideBase, b.chunkWideBase);
+  EXPECT_EQ(a.segs, b.segs);
+  EXPECT_EQ(a.taskOrder, b.taskOrder);
   ASSERT_EQ(a.tasks.size(), b.tasks.size());
   EXPECT_EQ(0, std::memcmp(a.tasks.data(), b.tasks.data(), a.tasks.size() * sizeof(Offset8Task)));
 }
 
 TEST(SpmvSlicedOffset8, RealBytesCountWhatTheKernelReads) {
-  const HalfCsr m = randomCsr(3000, 200000, 300, 9, true, 0.4);  // wide slices, empty rows
+  const HalfCsr m = randomCsr(3000, 200000, 300, 9, true, 0.4);  // segmented slices, empty rows
   const S8 s = encodeSlicedOffset8(m, {4, 2});
-  ASSERT_GT(s.wideSlices, 0);
+  ASSERT_GT(s.segmentedSlices, 0);
   const SlicedOffset8Bytes b = slicedOffset8Bytes(s);
   EXPECT_EQ(b.values, 512.0 * double(s.nChunks));
   EXPECT_EQ(b.offsets, 256.0 * double(s.nChunks));
-  EXPECT_EQ(b.high, 64.0 * double(s.wideSlices));
-  EXPECT_GE(b.headers, 32.0 * double(s.nChunks));
-  EXPECT_LE(b.headers, 36.0 * double(s.nChunks));
+  EXPECT_EQ(b.segments, 4.0 * double(s.segs.size() - 32));
+  EXPECT_GE(b.segments, 4.0 * (8.0 * double(s.segmentedChunks) + double(s.segmentedSlices)));
+  EXPECT_EQ(b.headers, 32.0 * double(s.nChunks));
   EXPECT_EQ(b.rows, 4.0 * double(s.nonEmptyRows()));
   EXPECT_EQ(b.vectors, 8.0 * double(m.rows + m.cols));
   EXPECT_GT(b.tasks, 8.0 * double(s.tasks.size()));
   EXPECT_EQ(b.total(), b.matrix() + b.vectors);
-  EXPECT_GT(slicedOffset8DeviceBytes(s), b.values + b.offsets + b.high + b.headers + b.rows);
+  EXPECT_GT(slicedOffset8DeviceBytes(s), b.values + b.offsets + b.segments + b.headers + b.rows);
 }
 
 TEST(SpmvSlicedOffset8, DeviceEstimateBoundsTheLayout) {
   // Check, then run: estimateDeviceBytes() must not promise less than the layout takes, also on
-  // the worst shapes (every slice wide; rows of one entry, 31 of 32 positions padding).
+  // the worst shapes (every entry its own segment: slices of 4; rows of one entry, 31 of 32
+  // positions padding).
   SpmvLayouts l;
   l.delta16 = false;
   l.offset8 = true;
@@ -248,7 +329,7 @@ TEST(SpmvSlicedOffset8, DeviceEstimateBoundsTheLayout) {
   std::vector<std::vector<std::int32_t>> single(5000, std::vector<std::int32_t>{3});
   for (const HalfCsr& m : {fromRows(300000, {sparse, sparse, {}, sparse}), fromRows(10, single),
                            randomCsr(3000, 200000, 300, 9, true, 0.4), hugeRow(5000)}) {
-    const S8 s = encodeSlicedOffset8(m, {1, 1});
+    const S8 s = encodeSlicedOffset8(m, {1, 1, 4, 8});  // with a task order
     EXPECT_GE(estimateDeviceBytes(m.rows, m.cols, m.nnz(), l).matrixBytes,
               slicedOffset8DeviceBytes(s))
         << m.rows << " x " << m.cols;

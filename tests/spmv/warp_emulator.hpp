@@ -101,7 +101,7 @@ class EmulatedWarp {
         std::vector<unsigned char>(segmented_steps::kStages * segmented_steps::kStageBytes);
     std::size_t xSize = 0;
     std::int64_t badColumns = 0;
-    /// Arrays that loadStream / loadUniform may read (begin, bytes); reads outside are counted in
+    /// Arrays that loadStream may read (begin, bytes); reads outside are counted in
     /// badColumns and return zeros.
     std::vector<std::pair<const unsigned char*, std::size_t>> streams;
   };
@@ -171,12 +171,6 @@ class EmulatedWarp {
     read(p, &w, sizeof w);
     return w;
   }
-  std::uint16_t loadStream(const std::uint16_t* p) {
-    std::uint16_t w = 0;
-    read(p, &w, sizeof w);
-    return w;
-  }
-  std::uint32_t loadUniform(const std::uint32_t* p) { return loadStream(p); }
 
  private:
   void read(const void* p, void* out, std::size_t n) {
@@ -286,8 +280,8 @@ inline Offset8KernelView hostView(const SlicedOffset8& s, std::vector<double>& p
   v.values = s.values.data();
   v.offsetsLo = s.offsetsLo.data();
   v.headers = s.headers.data();
-  v.high = s.high.data();
-  v.chunkWideBase = s.chunkWideBase.data();
+  v.segs = s.segmentedChunks > 0 ? s.segs.data() : nullptr;
+  v.taskOrder = s.taskOrder.empty() ? nullptr : s.taskOrder.data();
   v.nonEmptyRow = s.nonEmptyRow.data();
   v.tasks = s.tasks.data();
   v.emptyRuns = s.emptyRuns.data();
@@ -320,8 +314,7 @@ inline std::int64_t emulateSlicedOffset8(const SlicedOffset8& s, const double* x
   stream(s.values);
   stream(s.offsetsLo);
   stream(s.headers);
-  stream(s.high);
-  stream(s.chunkWideBase);
+  stream(s.segs);
   LaneFibers fibers([&](int l) {
     EmulatedWarp w(shared, l);
     for (std::uint32_t t = 0; t < v.nTasks; ++t) sliced_offset8::runTask(w, v, t, x, y);

@@ -35,6 +35,7 @@ struct DeviceWarp {
   __device__ std::uint32_t shfl(std::uint32_t v, int src) const {
     return __shfl_sync(kFull, v, src);
   }
+  __device__ std::uint32_t shflUp(std::uint32_t v, int d) const { return __shfl_up_sync(kFull, v, d); }
   __device__ double shflXor(double v, int m) const { return __shfl_xor_sync(kFull, v, m); }
   __device__ std::uint32_t ballot(bool p) const { return __ballot_sync(kFull, p); }
   __device__ void loadStream(const std::uint16_t* p, std::uint32_t (&w)[4]) const {
@@ -50,13 +51,6 @@ struct DeviceWarp {
     asm("ld.global.nc.L1::no_allocate.u32 %0, [%1];" : "=r"(w) : "l"(p));
     return w;
   }
-  __device__ std::uint16_t loadStream(const std::uint16_t* p) const {
-    std::uint16_t w;
-    asm("ld.global.nc.L1::no_allocate.u16 %0, [%1];" : "=h"(w) : "l"(p));
-    return w;
-  }
-  /// One word that every lane reads (the chunk's wide base).
-  __device__ std::uint32_t loadUniform(const std::uint32_t* p) const { return __ldg(p); }
   __device__ double gatherX(const double* x, std::uint32_t col) const { return __ldg(x + col); }
   __device__ static double halfToDouble(std::uint16_t h) {
     double d;
@@ -73,8 +67,8 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks)
   const std::uint64_t taskBlocks = (std::uint64_t(v.nTasks) + kWarps - 1) / kWarps;
   DeviceWarp w{int(threadIdx.x & 31)};
   if (blockIdx.x < taskBlocks) {
-    const std::uint64_t t = std::uint64_t(blockIdx.x) * kWarps + warp;
-    if (t < v.nTasks) so::runTask(w, v, std::uint32_t(t), x, y);
+    const std::uint64_t i = std::uint64_t(blockIdx.x) * kWarps + warp;
+    if (i < v.nTasks) so::runTask(w, v, v.taskOrder ? v.taskOrder[i] : std::uint32_t(i), x, y);
     return;
   }
   const std::uint64_t i = (blockIdx.x - taskBlocks) * kWarps + warp;

@@ -15,14 +15,15 @@ class DeviceSlicedOffset8 {
  public:
   explicit DeviceSlicedOffset8(const SlicedOffset8& s)
       : chunksPerTask_(s.chunksPerTask),
-        wideSlices_(s.wideSlices),
+        taskGroupRows_(s.taskGroupRows),
+        segmentedSlices_(s.segmentedSlices),
         bytes_(slicedOffset8Bytes(s)),
         deviceBytes_(slicedOffset8DeviceBytes(s)) {
     put(values_, s.values);
     put(offsetsLo_, s.offsetsLo);
     put(headers_, s.headers);
-    put(high_, s.high);
-    put(chunkWideBase_, s.chunkWideBase);
+    if (s.segmentedChunks > 0) put(segs_, s.segs);
+    put(taskOrder_, s.taskOrder);
     put(nonEmptyRow_, s.nonEmptyRow);
     put(tasks_, s.tasks);
     put(splitRows_, s.splitRows);
@@ -31,8 +32,8 @@ class DeviceSlicedOffset8 {
     view_.values = values_.get();
     view_.offsetsLo = offsetsLo_.get();
     view_.headers = headers_.get();
-    view_.high = high_.get();
-    view_.chunkWideBase = chunkWideBase_.get();
+    view_.segs = segs_.get();
+    view_.taskOrder = taskOrder_.get();
     view_.nonEmptyRow = nonEmptyRow_.get();
     view_.tasks = tasks_.get();
     view_.emptyRuns = emptyRuns_.get();
@@ -50,7 +51,8 @@ class DeviceSlicedOffset8 {
 
   const Offset8KernelView& view() const { return view_; }
   int chunksPerTask() const { return chunksPerTask_; }
-  std::int64_t wideSlices() const { return wideSlices_; }
+  int taskGroupRows() const { return taskGroupRows_; }
+  std::int64_t segmentedSlices() const { return segmentedSlices_; }
   const SlicedOffset8Bytes& bytes() const { return bytes_; }
   double deviceBytes() const { return deviceBytes_; }
 
@@ -59,13 +61,13 @@ class DeviceSlicedOffset8 {
   static void put(DeviceBuffer<T>& b, const std::vector<T>& host) {
     if (!host.empty()) b.upload(host);
   }
-  int chunksPerTask_;
-  std::int64_t wideSlices_;
+  int chunksPerTask_, taskGroupRows_;
+  std::int64_t segmentedSlices_;
   SlicedOffset8Bytes bytes_;
   double deviceBytes_;
-  DeviceBuffer<std::uint16_t> values_, high_;
+  DeviceBuffer<std::uint16_t> values_;
   DeviceBuffer<std::uint8_t> offsetsLo_;
-  DeviceBuffer<std::uint32_t> headers_, chunkWideBase_;
+  DeviceBuffer<std::uint32_t> headers_, segs_, taskOrder_;
   DeviceBuffer<std::int32_t> nonEmptyRow_;
   DeviceBuffer<Offset8Task> tasks_;
   DeviceBuffer<SplitRow> splitRows_;

@@ -193,7 +193,7 @@ const SpmvLayouts& CudaSpmvMatrix::layouts() const { return impl_->layouts; }
 int CudaSpmvMatrix::stepBits() const { return impl_->steps ? impl_->steps->stepBits() : 0; }
 std::int64_t CudaSpmvMatrix::stepTaskGroups() const { return impl_->steps ? impl_->steps->taskGroups() : 0; }
 int CudaSpmvMatrix::offset8ChunksPerTask() const { return impl_->offset8 ? impl_->offset8->chunksPerTask() : 0; }
-std::int64_t CudaSpmvMatrix::offset8WideSlices() const { return impl_->offset8 ? impl_->offset8->wideSlices() : 0; }
+std::int64_t CudaSpmvMatrix::offset8SegmentedSlices() const { return impl_->offset8 ? impl_->offset8->segmentedSlices() : 0; }
 const std::int64_t* CudaSpmvMatrix::deviceRowPtr() const { return impl_->rowPtr.get(); }
 const std::int32_t* CudaSpmvMatrix::deviceColIdx() const { return impl_->colIdx.get(); }
 const std::uint16_t* CudaSpmvMatrix::deviceValues() const { return impl_->values.get(); }
@@ -274,7 +274,8 @@ KernelProfile CudaSpmvMatrix::describe(SpmvKernel k) const {
                                                       std::to_string(s.steps->taskGroups()) + "l" +
                                                       std::to_string(s.steps->lanesPerGroup())
               : k == SpmvKernel::SlicedOffset8  ? "c" + std::to_string(s.offset8->chunksPerTask()) +
-                                                      "b" + std::to_string(s.offset8->view().minBlocksPerSm)
+                                                      "b" + std::to_string(s.offset8->view().minBlocksPerSm) +
+                                                      "g" + std::to_string(s.offset8->taskGroupRows())
                                                 : s.config.name();
   p.backend = "cuda";
   p.device = s.device;
