@@ -88,15 +88,17 @@ PENUMBRA_SPMV_HD std::uint32_t scanArea(W& w, std::uint32_t area, std::uint32_t&
   return SlicedOffset8::kChunk + w.shfl(incl, SlicedOffset8::kChunk - 1);
 }
 
-/// Gathers x at the lane's entry of the chunk's 8 slices. kSegmented: the chunk has an area (lane
+/// Gathers x at the lane's entry of the chunk's 8 slices (hdrBase: the base column of the header
+/// the lane holds, flags cleared once a chunk rather than after each shuffle). kSegmented: the chunk has an area (lane
 /// l of slice j takes base k = segment starts at or before l in mask j, from the area's word
 /// pre_j + k; k = 0: the header's); kPartial: slices nValid..7 are padding (x taken as 0).
 template <bool kSegmented, bool kPartial, class W>
-PENUMBRA_SPMV_HD void gatherChunk(W& w, const Chunk& cur, std::uint32_t pre, std::uint32_t atOrBelow,
-                                  int nValid, const double* x, double (&xv)[SlicedOffset8::kChunk]) {
+PENUMBRA_SPMV_HD void gatherChunk(W& w, const Chunk& cur, std::uint32_t hdrBase, std::uint32_t pre,
+                                  std::uint32_t atOrBelow, int nValid, const double* x,
+                                  double (&xv)[SlicedOffset8::kChunk]) {
   PENUMBRA_SPMV_UNROLL
   for (int j = 0; j < SlicedOffset8::kChunk; ++j) {
-    std::uint32_t base = w.shfl(cur.hdr, j) & SlicedOffset8::kBaseMask;
+    std::uint32_t base = w.shfl(hdrBase, j);
     if constexpr (kSegmented) {
       const std::uint32_t k = popc32(w.shfl(cur.area, j) & atOrBelow);
       const std::uint32_t b = w.shfl(cur.area, int(w.shfl(pre, j) + k));
@@ -120,6 +122,9 @@ PENUMBRA_SPMV_HD void runTask(W& w, const Offset8KernelView& v, std::uint32_t t,
   const Offset8Task task = v.tasks[t];
   const std::uint64_t c0 = std::uint64_t(t) * v.chunksPerTask,
                       c1 = c0 + v.chunksPerTask < v.nChunks ? c0 + v.chunksPerTask : v.nChunks;
+  // Only the matrix's last chunk can hold fewer than 8 real slices.
+  const int lastValid = int(v.nSlices - (v.nChunks - 1) * S8::kChunk);
+  const std::uint32_t hdrBit = lane < 8 ? S8::kSegmented : S8::kLast;
   std::uint32_t ord = task.ordBegin;
   bool startedBefore = task.startedBefore != 0, open = false;
   double acc = 0.0;
@@ -131,11 +136,10 @@ PENUMBRA_SPMV_HD void runTask(W& w, const Offset8KernelView& v, std::uint32_t t,
     Chunk next = cur;
     if (c + 1 < c1) loadChunk(w, v, c + 1, next);  // in flight while this chunk is summed
     // Lanes 0..7: segmented bits, lanes 8..15: row-end bits of slices 0..7.
-    const std::uint32_t hdrBit = lane < 8 ? S8::kSegmented : S8::kLast;
     const std::uint32_t bits = w.ballot(lane < 16 && (cur.hdr & hdrBit) != 0);
     const std::uint32_t segBits = bits & 0xFFu, lastBits = (bits >> 8) & 0xFFu;
-    const std::uint64_t left = v.nSlices - c * S8::kChunk;
-    const int nValid = left < std::uint64_t(S8::kChunk) ? int(left) : S8::kChunk;
+    const int nValid = c + 1 == v.nChunks ? lastValid : S8::kChunk;
+    const std::uint32_t hdrBase = cur.hdr & S8::kBaseMask;
     std::uint32_t pre = 0;
     if (segBits) areaAt += scanArea(w, cur.area, pre);
     if (v.segs && c + 1 < c1) next.area = w.loadStream(v.segs + areaAt + std::uint32_t(lane));
@@ -145,18 +149,22 @@ PENUMBRA_SPMV_HD void runTask(W& w, const Offset8KernelView& v, std::uint32_t t,
     double xv[S8::kChunk];
     if (nValid == S8::kChunk) {
       if (segBits == 0)
-        gatherChunk<false, false>(w, cur, pre, atOrBelow, nValid, x, xv);
+        gatherChunk<false, false>(w, cur, hdrBase, pre, atOrBelow, nValid, x, xv);
       else
-        gatherChunk<true, false>(w, cur, pre, atOrBelow, nValid, x, xv);
+        gatherChunk<true, false>(w, cur, hdrBase, pre, atOrBelow, nValid, x, xv);
     } else if (segBits == 0) {
-      gatherChunk<false, true>(w, cur, pre, atOrBelow, nValid, x, xv);
+      gatherChunk<false, true>(w, cur, hdrBase, pre, atOrBelow, nValid, x, xv);
     } else {
-      gatherChunk<true, true>(w, cur, pre, atOrBelow, nValid, x, xv);
+      gatherChunk<true, true>(w, cur, hdrBase, pre, atOrBelow, nValid, x, xv);
     }
     if (lastBits == 0 && nValid == S8::kChunk) {  // no row ends here (long rows: most chunks)
       PENUMBRA_SPMV_UNROLL
-      for (int j = 0; j < S8::kChunk; ++j)
-        acc = fmaD(W::halfToDouble(std::uint16_t(cur.val[j >> 1] >> (16 * (j & 1)))), xv[j], acc);
+      for (int j = 0; j < S8::kChunk; j += 2) {
+        double lo, hi;
+        W::halvesToDouble(cur.val[j >> 1], lo, hi);
+        acc = fmaD(lo, xv[j], acc);
+        acc = fmaD(hi, xv[j + 1], acc);
+      }
       open = true;
     } else {
       PENUMBRA_SPMV_UNROLL

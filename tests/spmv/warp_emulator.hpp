@@ -162,6 +162,10 @@ class EmulatedWarp {
     return x[col];
   }
   static double halfToDouble(std::uint16_t h) { return double(halfBitsToFloat(h)); }
+  static void halvesToDouble(std::uint32_t w, double& lo, double& hi) {
+    lo = halfToDouble(std::uint16_t(w & 0xFFFFu));
+    hi = halfToDouble(std::uint16_t(w >> 16));
+  }
 
   // Streaming loads of sliced_offset8_warp.hpp (on the GPU: ld.global.nc.L1::no_allocate).
   void loadStream(const std::uint16_t* p, std::uint32_t (&w)[4]) { read(p, w, sizeof w); }

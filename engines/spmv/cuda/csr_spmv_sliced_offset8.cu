@@ -52,6 +52,13 @@ struct DeviceWarp {
     return w;
   }
   __device__ double gatherX(const double* x, std::uint32_t col) const { return __ldg(x + col); }
+  /// Both fp16 halves of w (low first): the halves are register halves in PTX, so ptxas can
+  /// convert from .H0 / .H1 without shifting them out first.
+  __device__ static void halvesToDouble(std::uint32_t w, double& lo, double& hi) {
+    asm("{.reg .f16 a, b; mov.b32 {a, b}, %2; cvt.f64.f16 %0, a; cvt.f64.f16 %1, b;}"
+        : "=d"(lo), "=d"(hi)
+        : "r"(w));
+  }
   __device__ static double halfToDouble(std::uint16_t h) {
     double d;
     asm("{.reg .f16 t; mov.b16 t, %1; cvt.f64.f16 %0, t;}" : "=d"(d) : "h"(h));
