@@ -10,7 +10,7 @@
 ///   slices), the header of slice l % 8 and word l of the chunk's area in segs; the next chunk's
 ///   loads are issued before the current chunk is used (software pipelining: two chunks, 6 KB
 ///   per warp, in flight). The area's position runs on from the task's segBegin by each
-///   chunk's area length (8 + the masks' popcounts, a 3-step scan over lanes 0..7).
+///   chunk's area length (8 + the masks' popcounts).
 /// - Columns: col = segment base + lo: no scan. One ballot gives the chunk's segmented and
 ///   row-end masks (lanes 0..7 and 8..15 hold the 8 headers). In a chunk with a segmented slice,
 ///   lane l of slice j counts the segment starts at or before it in mask j (popcount); k > 0
@@ -72,37 +72,27 @@ PENUMBRA_SPMV_HD void loadChunk(W& w, const Offset8KernelView& v, std::uint64_t 
   k.hdr = w.loadStream(v.headers + c * SlicedOffset8::kChunk + std::uint64_t(lane & 7));
 }
 
-/// Words of the chunk's area (0 without a segmented slice) and, in lanes 0..7, 7 + the bases
-/// of the slices before slice `lane` (so that base k >= 1 of slice j is word pre_j + k).
-template <class W>
-PENUMBRA_SPMV_HD std::uint32_t scanArea(W& w, std::uint32_t area, std::uint32_t& pre) {
-  const int lane = w.lane();
-  const std::uint32_t own = lane < SlicedOffset8::kChunk ? popc32(area) : 0u;
-  std::uint32_t incl = own;
-  PENUMBRA_SPMV_UNROLL
-  for (int d = 1; d < SlicedOffset8::kChunk; d <<= 1) {
-    const std::uint32_t u = w.shflUp(incl, d);
-    if (lane >= d) incl += u;
-  }
-  pre = SlicedOffset8::kChunk - 1 + incl - own;
-  return SlicedOffset8::kChunk + w.shfl(incl, SlicedOffset8::kChunk - 1);
-}
-
-/// Gathers x at the lane's entry of the chunk's 8 slices (hdrBase: the base column of the header
-/// the lane holds, flags cleared once a chunk rather than after each shuffle). kSegmented: the chunk has an area (lane
-/// l of slice j takes base k = segment starts at or before l in mask j, from the area's word
-/// pre_j + k; k = 0: the header's); kPartial: slices nValid..7 are padding (x taken as 0).
+/// Gathers x at the lane's entry of the chunk's 8 slices; returns the words of the chunk's area
+/// (0 without one). hdrBase: the base column of the header the lane holds (flags cleared once a
+/// chunk, not after each shuffle). kSegmented: the chunk has an area: lane l of slice j takes
+/// base k = (segment starts at or before l in mask j) from word 7 + (bases of slices 0..j-1) + k
+/// of the area; k = 0: the header's. The running count replaced a 3-step warp scan whose
+/// shuffles stalled every chunk (ncu source counters, H100, 2026-11-27). kPartial: slices
+/// nValid..7 are padding (x taken as 0).
 template <bool kSegmented, bool kPartial, class W>
-PENUMBRA_SPMV_HD void gatherChunk(W& w, const Chunk& cur, std::uint32_t hdrBase, std::uint32_t pre,
-                                  std::uint32_t atOrBelow, int nValid, const double* x,
-                                  double (&xv)[SlicedOffset8::kChunk]) {
+PENUMBRA_SPMV_HD std::uint32_t gatherChunk(W& w, const Chunk& cur, std::uint32_t hdrBase,
+                                           std::uint32_t atOrBelow, int nValid, const double* x,
+                                           double (&xv)[SlicedOffset8::kChunk]) {
+  std::uint32_t at = SlicedOffset8::kChunk - 1;
   PENUMBRA_SPMV_UNROLL
   for (int j = 0; j < SlicedOffset8::kChunk; ++j) {
     std::uint32_t base = w.shfl(hdrBase, j);
     if constexpr (kSegmented) {
-      const std::uint32_t k = popc32(w.shfl(cur.area, j) & atOrBelow);
-      const std::uint32_t b = w.shfl(cur.area, int(w.shfl(pre, j) + k));
+      const std::uint32_t mask = w.shfl(cur.area, j);
+      const std::uint32_t k = popc32(mask & atOrBelow);
+      const std::uint32_t b = w.shfl(cur.area, int(at + k));
       if (k) base = b;
+      at += popc32(mask);
     }
     const std::uint32_t col = base + ((cur.lo[j >> 2] >> (8 * (j & 3))) & 0xFFu);
     if constexpr (kPartial)
@@ -110,6 +100,7 @@ PENUMBRA_SPMV_HD void gatherChunk(W& w, const Chunk& cur, std::uint32_t hdrBase,
     else
       xv[j] = w.gatherX(x, col);
   }
+  return kSegmented ? at + 1 : 0u;
 }
 
 /// Task t of v, by the 32 lanes of w (every lane must call it: the shuffles name all 32).
@@ -129,34 +120,30 @@ PENUMBRA_SPMV_HD void runTask(W& w, const Offset8KernelView& v, std::uint32_t t,
   bool startedBefore = task.startedBefore != 0, open = false;
   double acc = 0.0;
   std::uint32_t areaAt = task.segBegin;
-  Chunk cur;
-  loadChunk(w, v, c0, cur);
-  cur.area = v.segs ? w.loadStream(v.segs + areaAt + std::uint32_t(lane)) : 0u;
-  for (std::uint64_t c = c0; c < c1; ++c) {
-    Chunk next = cur;
-    if (c + 1 < c1) loadChunk(w, v, c + 1, next);  // in flight while this chunk is summed
+  // Chunk c of the task, whose loads were issued before; issues chunk c + 1's into `next` (two
+  // chunks in flight; the caller alternates two Chunk variables, so nothing is copied).
+  auto step = [&](std::uint64_t c, const Chunk& cur, Chunk& next) {
+    if (c + 1 < c1) loadChunk(w, v, c + 1, next);
     // Lanes 0..7: segmented bits, lanes 8..15: row-end bits of slices 0..7.
     const std::uint32_t bits = w.ballot(lane < 16 && (cur.hdr & hdrBit) != 0);
     const std::uint32_t segBits = bits & 0xFFu, lastBits = (bits >> 8) & 0xFFu;
     const int nValid = c + 1 == v.nChunks ? lastValid : S8::kChunk;
     const std::uint32_t hdrBase = cur.hdr & S8::kBaseMask;
-    std::uint32_t pre = 0;
-    if (segBits) areaAt += scanArea(w, cur.area, pre);
-    if (v.segs && c + 1 < c1) next.area = w.loadStream(v.segs + areaAt + std::uint32_t(lane));
     // Warp-uniform choices, each path without the tests it does not need: ptxas turns uniform
     // branches inside one unrolled loop into predicated code that every chunk issues (SASS, H200
-    // build, 2026-11-27). Only the matrix's last chunk can hold fewer than 8 real slices.
+    // build, 2026-11-27).
     double xv[S8::kChunk];
     if (nValid == S8::kChunk) {
       if (segBits == 0)
-        gatherChunk<false, false>(w, cur, hdrBase, pre, atOrBelow, nValid, x, xv);
+        gatherChunk<false, false>(w, cur, hdrBase, atOrBelow, nValid, x, xv);
       else
-        gatherChunk<true, false>(w, cur, hdrBase, pre, atOrBelow, nValid, x, xv);
+        areaAt += gatherChunk<true, false>(w, cur, hdrBase, atOrBelow, nValid, x, xv);
     } else if (segBits == 0) {
-      gatherChunk<false, true>(w, cur, hdrBase, pre, atOrBelow, nValid, x, xv);
+      gatherChunk<false, true>(w, cur, hdrBase, atOrBelow, nValid, x, xv);
     } else {
-      gatherChunk<true, true>(w, cur, hdrBase, pre, atOrBelow, nValid, x, xv);
+      areaAt += gatherChunk<true, true>(w, cur, hdrBase, atOrBelow, nValid, x, xv);
     }
+    if (c + 1 < c1) next.area = v.segs ? w.loadStream(v.segs + areaAt + std::uint32_t(lane)) : 0u;
     if (lastBits == 0 && nValid == S8::kChunk) {  // no row ends here (long rows: most chunks)
       PENUMBRA_SPMV_UNROLL
       for (int j = 0; j < S8::kChunk; j += 2) {
@@ -166,28 +153,35 @@ PENUMBRA_SPMV_HD void runTask(W& w, const Offset8KernelView& v, std::uint32_t t,
         acc = fmaD(hi, xv[j + 1], acc);
       }
       open = true;
-    } else {
-      PENUMBRA_SPMV_UNROLL
-      for (int j = 0; j < S8::kChunk; ++j) {
-        if (j >= nValid) break;
-        const double h = W::halfToDouble(std::uint16_t(cur.val[j >> 1] >> (16 * (j & 1))));
-        acc = fmaD(h, xv[j], acc);
-        open = true;
-        if ((lastBits >> j) & 1u) {  // warp-uniform: the headers are the same for every lane
-          const double s = warpSum(w, acc);
-          if (lane == 0) {
-            if (startedBefore)
-              v.partials[2 * std::uint64_t(t)] = s;
-            else
-              y[v.nonEmptyRow[ord]] = s * v.scale;
-          }
-          startedBefore = false;
-          open = false;
-          acc = 0.0;
-          ++ord;
+      return;
+    }
+    PENUMBRA_SPMV_UNROLL
+    for (int j = 0; j < S8::kChunk; ++j) {
+      if (j >= nValid) break;
+      const double h = W::halfToDouble(std::uint16_t(cur.val[j >> 1] >> (16 * (j & 1))));
+      acc = fmaD(h, xv[j], acc);
+      open = true;
+      if ((lastBits >> j) & 1u) {  // warp-uniform: the headers are the same for every lane
+        const double s = warpSum(w, acc);
+        if (lane == 0) {
+          if (startedBefore)
+            v.partials[2 * std::uint64_t(t)] = s;
+          else
+            y[v.nonEmptyRow[ord]] = s * v.scale;
         }
+        startedBefore = false;
+        open = false;
+        acc = 0.0;
+        ++ord;
       }
     }
+  };
+  Chunk cur;
+  loadChunk(w, v, c0, cur);
+  cur.area = v.segs ? w.loadStream(v.segs + areaAt + std::uint32_t(lane)) : 0u;
+  for (std::uint64_t c = c0; c < c1; ++c) {
+    Chunk next = cur;
+    step(c, cur, next);
     cur = next;
   }
   if (!open) return;

@@ -35,7 +35,6 @@ struct DeviceWarp {
   __device__ std::uint32_t shfl(std::uint32_t v, int src) const {
     return __shfl_sync(kFull, v, src);
   }
-  __device__ std::uint32_t shflUp(std::uint32_t v, int d) const { return __shfl_up_sync(kFull, v, d); }
   __device__ double shflXor(double v, int m) const { return __shfl_xor_sync(kFull, v, m); }
   __device__ std::uint32_t ballot(bool p) const { return __ballot_sync(kFull, p); }
   __device__ void loadStream(const std::uint16_t* p, std::uint32_t (&w)[4]) const {
