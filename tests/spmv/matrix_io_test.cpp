@@ -3,6 +3,7 @@
 #include "matrix/matrix_io.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 #include <sys/resource.h>
 
 #include <csignal>
@@ -17,8 +18,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
+/// A temporary file of this test and process: ctest runs the tests as parallel processes, and two
+/// that shared "huge.mtx" once read each other's half-written file (GPU machine, 2026-11-27).
 std::string tmpPath(const std::string& name) {
-  return (fs::temp_directory_path() / ("penumbra_spmv_" + name)).string();
+  const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  return (fs::temp_directory_path() /
+          ("penumbra_spmv_" + test + "_" + std::to_string(::getpid()) + "_" + name))
+      .string();
 }
 
 void writeText(const std::string& path, const std::string& text) {
