@@ -67,7 +67,8 @@ public:
   /// Step width (4 or 8) and task size (groups) of the StepCsr; 0 without the steps layout.
   int stepBits() const;
   std::int64_t stepTaskGroups() const;
-  /// Chunks per task and wide slices of the SlicedOffset8; 0 without the offset8 layout.
+  /// Chunks per task and segmented slices (two to four segments) of the SlicedOffset8; 0 without
+  /// the offset8 layout.
   int offset8ChunksPerTask() const;
   std::int64_t offset8SegmentedSlices() const;
 

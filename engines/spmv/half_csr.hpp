@@ -51,8 +51,9 @@ struct SpmvLayouts {
 /// (worst cases, since the layouts depend on the columns): per matrix, for delta16 the fp16
 /// values, the 16-bit column deltas (every slice wide), the row plan and the offsets; for the
 /// baseline the int32 indices too; for steps 2 + 1 B per entry of rows padded to 8, every step an
-/// escape (4 B), 12 B per row and the task records; for offset8 3 B per entry of rows padded to
-/// 32, every slice wide (2 B more), headers, rows and tasks; and the four double vectors.
+/// escape (4 B), 12 B per row and the task records; for offset8 3 B per entry of slices that
+/// hold as few as 4 entries (every entry its own segment), a full area a chunk, headers, rows and
+/// tasks; and the four double vectors.
 struct SpmvMemoryEstimate {
   double matrixBytes = 0;      ///< D
   double transposeBytes = 0;   ///< D^T
