@@ -67,10 +67,7 @@ std::int64_t valuesDiffering(const DoseMatrixCsr& a, const DoseMatrixCsr& b) {
 std::vector<BenchRow> benchDoseMatrix(int reps) {
   std::vector<BenchRow> rows;
   const ProtonPhantomCase pc = makeHeadNeckCase(1.0);
-  ProtonDoseRequest req;
-  req.ct = std::make_shared<CtVolume>(pc.ct);
-  req.beams = pc.beams;
-  req.doseGrid = pc.doseGrid;
+  ProtonDoseRequest req = phantomRequest(pc);
   req.variant = DdaVariant::BranchFree;
   req.params.computeDoseMatrix = true;
   std::vector<double> energies;

@@ -138,10 +138,7 @@ BenchRow warmRow(const Runs& R, const char* mode, double doseKernelsMs) {
 std::vector<BenchRow> benchProton(int reps) {
   std::vector<BenchRow> rows;
   const ProtonPhantomCase pc = makeHeadNeckCase(1.0);
-  ProtonDoseRequest req;
-  req.ct = std::make_shared<CtVolume>(pc.ct);
-  req.beams = pc.beams;
-  req.doseGrid = pc.doseGrid;
+  ProtonDoseRequest req = phantomRequest(pc);
   req.variant = DdaVariant::BranchFree;
   const std::size_t spots = totalSpotCount(req.beams);
   std::size_t layers = 0;

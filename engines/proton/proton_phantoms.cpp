@@ -185,12 +185,17 @@ ProtonPhantomCase makeRandomPhantomCase(std::uint32_t seed, int n) {
   return pc;
 }
 
-spmv::HalfCsr phantomDoseMatrix(const ProtonPhantomCase& pc) {
+ProtonDoseRequest phantomRequest(const ProtonPhantomCase& pc, Backend backend) {
   ProtonDoseRequest r;
   r.ct = std::make_shared<CtVolume>(pc.ct);
   r.beams = pc.beams;
   r.doseGrid = pc.doseGrid;
-  r.backend = Backend::Cpu;
+  r.backend = backend;
+  return r;
+}
+
+spmv::HalfCsr phantomDoseMatrix(const ProtonPhantomCase& pc) {
+  ProtonDoseRequest r = phantomRequest(pc, Backend::Cpu);
   r.params.computeDoseMatrix = true;
   ProtonDoseResult res = computeProtonDose(r);
   if (!res.matrix) PENUMBRA_THROW(Internal, "the proton engine returned no dose matrix for " + pc.name);

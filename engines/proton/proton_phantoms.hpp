@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/volume.hpp"
+#include "proton/proton_dose.hpp"
 #include "proton/proton_plan.hpp"
 #include "spmv/half_csr.hpp"
 
@@ -53,6 +54,9 @@ ProtonPhantomCase makeHeadNeckCase(double doseSpacingMm = 1.0);
 /// dims^3 voxels of 2.5 mm, and two beams at random gantry angles with 3 layers of randomly
 /// placed spots of random weights. For CUDA-vs-CPU tests.
 ProtonPhantomCase makeRandomPhantomCase(std::uint32_t seed, int dims = 48);
+
+/// A dose request for the case: its CT, beams and dose grid on `backend`, default parameters.
+ProtonDoseRequest phantomRequest(const ProtonPhantomCase& pc, Backend backend = Backend::Auto);
 
 /// The dose-deposition matrix the CPU engine builds for the case (its CT, beams and dose grid,
 /// default parameters): the real matrix of the SpMV tests and benchmark.

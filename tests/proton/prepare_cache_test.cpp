@@ -233,11 +233,7 @@ TEST(ProtonPrepareCache, TheCacheKeepsABoundedNumberOfBeams) {
 
 TEST(ProtonPrepareCache, CpuDoseIsTheSameWithAndWithoutTheCacheAndReportsHostStages) {
   const ProtonPhantomCase pc = makeRandomPhantomCase(4, 37);
-  ProtonDoseRequest r;
-  r.ct = std::make_shared<CtVolume>(pc.ct);
-  r.beams = pc.beams;
-  r.doseGrid = pc.doseGrid;
-  r.backend = Backend::Cpu;
+  ProtonDoseRequest r = phantomRequest(pc, Backend::Cpu);
   detail::clearBeamCache();
   const ProtonDoseResult cold = computeProtonDose(r);
   const ProtonDoseResult warm = computeProtonDose(r);

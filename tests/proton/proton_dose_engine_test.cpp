@@ -16,12 +16,7 @@ namespace {
 using namespace proton::test;
 
 ProtonDoseRequest caseRequest(const ProtonPhantomCase& pc, Backend backend = Backend::Cpu) {
-  ProtonDoseRequest r;
-  r.ct = std::make_shared<CtVolume>(pc.ct);
-  r.beams = pc.beams;
-  r.doseGrid = pc.doseGrid;
-  r.backend = backend;
-  return r;
+  return phantomRequest(pc, backend);
 }
 
 TEST(ProtonDoseEngine, ClassicAndDdaNcGiveBitwiseIdenticalDoseOnCpu) {

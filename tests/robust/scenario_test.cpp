@@ -141,11 +141,7 @@ TEST(RobustScenarios, RefusesBadOptions) {
 
 proton::ProtonDoseRequest boxRequest() {
   const proton::ProtonPhantomCase pc = proton::makeRandomPhantomCase(7, 16);
-  proton::ProtonDoseRequest r;
-  r.ct = std::make_shared<CtVolume>(pc.ct);
-  r.beams = pc.beams;
-  r.doseGrid = pc.doseGrid;
-  return r;
+  return proton::phantomRequest(pc);
 }
 
 TEST(RobustScenarios, ApplyScenarioMovesEveryIsocentreAndKeepsTheVolumeForShifts) {
