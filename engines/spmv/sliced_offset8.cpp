@@ -38,7 +38,7 @@ void forEachSlice(const HalfCsr& m, std::int64_t r, F&& fn) {
   }
 }
 
-/// Words of chunk c's area in segs (0 when no slice of it is segmented); masks: the 8 masks.
+/// Words of a chunk's area in segs from its 8 slice masks (0 when no slice is segmented).
 std::uint32_t areaWords(const std::uint32_t* masks) {
   std::uint32_t n = 0, any = 0;
   for (int j = 0; j < S8::kChunk; ++j) {
