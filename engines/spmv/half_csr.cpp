@@ -145,6 +145,20 @@ SpmvMemoryEstimate estimateDeviceBytes(std::int64_t rows, std::int64_t cols, std
   return estimateDeviceBytes(rows, cols, nnz, l);
 }
 
+SpmvMemoryEstimate estimateBeforeEncoding(std::int64_t rows, std::int64_t cols, std::int64_t nnz,
+                                          const SpmvLayouts& layouts) {
+  SpmvLayouts others = layouts;
+  others.offset8 = false;
+  SpmvMemoryEstimate e = estimateDeviceBytes(rows, cols, nnz, others);
+  if (layouts.offset8) {
+    // Entries, their headers (a slice of 32 at most), the 32 zero words after the areas.
+    const double floor = 3.0 * double(nnz) + double(nnz) / 8.0 + 128.0;
+    e.matrixBytes += floor;
+    e.transposeBytes += floor;
+  }
+  return e;
+}
+
 void refuseIfTooBig(std::int64_t rows, std::int64_t cols, std::int64_t nnz,
                     const SpmvMemoryEstimate& estimate, double freeBytes,
                     const std::string& deviceName) {

@@ -67,6 +67,14 @@ SpmvMemoryEstimate estimateDeviceBytes(std::int64_t rows, std::int64_t cols, std
 SpmvMemoryEstimate estimateDeviceBytes(std::int64_t rows, std::int64_t cols, std::int64_t nnz,
                                        bool withBaseline);
 
+/// The estimate SpmvEngine checks before it builds anything: estimateDeviceBytes(), except that
+/// offset8 counts the least its layout can take (full slices: 3 B per entry, 32 B of headers per
+/// 256 entries). Its worst case (~30 B per entry: slices of 4 entries) is a bound no
+/// dose matrix comes near (liver-1: 3.5 B per entry) and would refuse liver-1-sized D and D^T on
+/// an 80 GB GPU; CudaSpmvMatrix checks the exact bytes after encoding, before it allocates.
+SpmvMemoryEstimate estimateBeforeEncoding(std::int64_t rows, std::int64_t cols, std::int64_t nnz,
+                                          const SpmvLayouts& layouts);
+
 /// Throws ErrorCode::OutOfMemory, with the matrix size, the estimate and the free memory in the
 /// message, when the estimate does not fit in `freeBytes` (keeping 5 % of it spare). Called
 /// before anything is allocated.

@@ -87,7 +87,7 @@ SpmvEngine::SpmvEngine(HalfCsr d, const SpmvOptions& options, const JobControl& 
   }
   device_ = choice.device->name;
   const SpmvLayouts layouts = layoutsFor(options.kernel, options.withBaseline);
-  const SpmvMemoryEstimate est = estimateDeviceBytes(d_.rows, d_.cols, d_.nnz(), layouts);
+  const SpmvMemoryEstimate est = estimateBeforeEncoding(d_.rows, d_.cols, d_.nnz(), layouts);
   refuseIfTooBig(d_.rows, d_.cols, d_.nnz(), est, double(choice.device->freeMemoryBytes), device_);
   gpu_ = std::make_unique<DeviceState>();
   job.report(0.3, "uploading D");

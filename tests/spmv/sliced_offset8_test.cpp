@@ -336,6 +336,34 @@ TEST(SpmvSlicedOffset8, DeviceEstimateBoundsTheLayout) {
   }
 }
 
+TEST(SpmvSlicedOffset8, EngineChecksTheLayoutsFloorBeforeEncodingNotItsWorstCase) {
+  // liver-1's size on an 80 GB GPU: the worst case (slices of 4 entries, ~30 B each) would refuse
+  // D and D^T that take ~5 GB each; SpmvEngine's early check counts the least the layout can take
+  // and CudaSpmvMatrix checks the exact bytes after encoding, before it allocates.
+  SpmvLayouts l;
+  l.delta16 = false;
+  l.offset8 = true;
+  const std::int64_t rows = 2970000, cols = 68000, nnz = 1480000000;
+  EXPECT_GT(estimateDeviceBytes(rows, cols, nnz, l).total(), 80e9);
+  EXPECT_LT(estimateBeforeEncoding(rows, cols, nnz, l).total(), 12e9);
+  // A floor: never more than a real layout takes, also where every slice is full.
+  std::vector<std::vector<std::int32_t>> dense(64);
+  for (auto& r : dense)
+    for (int k = 0; k < 256; ++k) r.push_back(k);
+  for (const HalfCsr& m : {fromRows(256, dense), randomCsr(3000, 200000, 300, 9, true, 0.4),
+                           randomCsr(500, 77, 20, 3, false, 0.1), hugeRow(5000)}) {
+    const S8 s = encodeSlicedOffset8(m);
+    EXPECT_LE(estimateBeforeEncoding(m.rows, m.cols, m.nnz(), l).matrixBytes,
+              slicedOffset8DeviceBytes(s))
+        << m.rows << " x " << m.cols;
+  }
+  // The other layouts keep their estimate.
+  SpmvLayouts d;
+  d.baseline = true;
+  EXPECT_EQ(estimateBeforeEncoding(rows, cols, nnz, d).total(),
+            estimateDeviceBytes(rows, cols, nnz, d).total());
+}
+
 TEST(SpmvSlicedOffset8, KernelVariantsOtherThan4Or5BlocksAreRefused) {
   SlicedOffset8Options o;
   o.minBlocksPerSm = 6;
