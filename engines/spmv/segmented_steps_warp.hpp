@@ -48,6 +48,16 @@ struct StepKernelView {
   double scale = 1;
 };
 
+/// The view's counts and scale from s (the device upload and the CPU emulation set the pointers,
+/// each to its own copy of the arrays).
+inline void setStepCounts(StepKernelView& v, const StepCsr& s) {
+  v.nTasks = std::uint32_t(s.tasks.size());
+  v.nEmpty = std::uint32_t(s.emptyRuns.size());
+  v.nSplit = std::uint32_t(s.splitRows.size());
+  v.nEscapes = std::uint32_t(s.escapes.size());
+  v.scale = s.scale;
+}
+
 namespace segmented_steps {
 
 using warp::fmaD;

@@ -48,6 +48,19 @@ struct Offset8KernelView {
   double scale = 1;
 };
 
+/// The view's counts, scale and launch choice from s (the device upload and the CPU emulation
+/// set the pointers, each to its own copy of the arrays).
+inline void setOffset8Counts(Offset8KernelView& v, const SlicedOffset8& s) {
+  v.nTasks = std::uint32_t(s.tasks.size());
+  v.nEmpty = std::uint32_t(s.emptyRuns.size());
+  v.nSplit = std::uint32_t(s.splitRows.size());
+  v.chunksPerTask = std::uint32_t(s.chunksPerTask);
+  v.minBlocksPerSm = std::uint32_t(s.minBlocksPerSm);
+  v.nSlices = std::uint64_t(s.nSlices);
+  v.nChunks = std::uint64_t(s.nChunks);
+  v.scale = s.scale;
+}
+
 namespace sliced_offset8 {
 
 using warp::fmaD;

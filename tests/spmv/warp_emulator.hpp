@@ -240,11 +240,7 @@ inline StepKernelView hostView(const StepCsr& s, std::vector<double>& partials) 
   v.splitRows = s.splitRows.data();
   partials.assign(2 * s.tasks.size(), std::nan(""));
   v.partials = partials.data();
-  v.nTasks = std::uint32_t(s.tasks.size());
-  v.nEmpty = std::uint32_t(s.emptyRuns.size());
-  v.nSplit = std::uint32_t(s.splitRows.size());
-  v.nEscapes = std::uint32_t(s.escapes.size());
-  v.scale = s.scale;
+  setStepCounts(v, s);
   return v;
 }
 
@@ -292,13 +288,7 @@ inline Offset8KernelView hostView(const SlicedOffset8& s, std::vector<double>& p
   v.splitRows = s.splitRows.data();
   partials.assign(2 * s.tasks.size(), std::nan(""));
   v.partials = partials.data();
-  v.nTasks = std::uint32_t(s.tasks.size());
-  v.nEmpty = std::uint32_t(s.emptyRuns.size());
-  v.nSplit = std::uint32_t(s.splitRows.size());
-  v.chunksPerTask = std::uint32_t(s.chunksPerTask);
-  v.nSlices = std::uint64_t(s.nSlices);
-  v.nChunks = std::uint64_t(s.nChunks);
-  v.scale = s.scale;
+  setOffset8Counts(v, s);
   return v;
 }
 

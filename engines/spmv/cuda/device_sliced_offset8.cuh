@@ -39,14 +39,7 @@ class DeviceSlicedOffset8 {
     view_.emptyRuns = emptyRuns_.get();
     view_.splitRows = splitRows_.get();
     view_.partials = partials_.get();
-    view_.nTasks = std::uint32_t(s.tasks.size());
-    view_.nEmpty = std::uint32_t(s.emptyRuns.size());
-    view_.nSplit = std::uint32_t(s.splitRows.size());
-    view_.chunksPerTask = std::uint32_t(s.chunksPerTask);
-    view_.minBlocksPerSm = std::uint32_t(s.minBlocksPerSm);
-    view_.nSlices = std::uint64_t(s.nSlices);
-    view_.nChunks = std::uint64_t(s.nChunks);
-    view_.scale = s.scale;
+    setOffset8Counts(view_, s);
   }
 
   const Offset8KernelView& view() const { return view_; }

@@ -39,11 +39,7 @@ class DeviceStepCsr {
     view_.emptyRuns = emptyRuns_.get();
     view_.splitRows = splitRows_.get();
     view_.partials = partials_.get();
-    view_.nTasks = std::uint32_t(s.tasks.size());
-    view_.nEmpty = std::uint32_t(s.emptyRuns.size());
-    view_.nSplit = std::uint32_t(s.splitRows.size());
-    view_.nEscapes = std::uint32_t(s.escapes.size());
-    view_.scale = s.scale;
+    setStepCounts(view_, s);
   }
 
   const StepKernelView& view() const { return view_; }
