@@ -75,14 +75,31 @@ struct Chunk {
   std::uint32_t area;    ///< word l of the chunk's area (when it has one)
 };
 
+/// Where the lane reads its next chunk in the three chunk streams, advanced one chunk at a time:
+/// an add a stream instead of 64-bit index arithmetic from the chunk number (SASS, sm_90: ~20
+/// instructions a chunk, 2026-11-27).
+struct StreamCursor {
+  const std::uint16_t* values;
+  const std::uint8_t* offsetsLo;
+  const std::uint32_t* headers;
+};
+
 template <class W>
-PENUMBRA_SPMV_HD void loadChunk(W& w, const Offset8KernelView& v, std::uint64_t c, Chunk& k) {
-  const int lane = w.lane();
+PENUMBRA_SPMV_HD StreamCursor cursorAt(W& w, const Offset8KernelView& v, std::uint64_t c) {
   const std::uint64_t i =
-      c * SlicedOffset8::kChunkEntries + std::uint64_t(lane) * SlicedOffset8::kChunk;
-  w.loadStream(v.values + i, k.val);
-  w.loadStream(v.offsetsLo + i, k.lo);
-  k.hdr = w.loadStream(v.headers + c * SlicedOffset8::kChunk + std::uint64_t(lane & 7));
+      c * SlicedOffset8::kChunkEntries + std::uint64_t(w.lane()) * SlicedOffset8::kChunk;
+  return {v.values + i, v.offsetsLo + i,
+          v.headers + c * SlicedOffset8::kChunk + std::uint64_t(w.lane() & 7)};
+}
+
+template <class W>
+PENUMBRA_SPMV_HD void loadChunk(W& w, StreamCursor& at, Chunk& k) {
+  w.loadStream(at.values, k.val);
+  w.loadStream(at.offsetsLo, k.lo);
+  k.hdr = w.loadStream(at.headers);
+  at.values += SlicedOffset8::kChunkEntries;
+  at.offsetsLo += SlicedOffset8::kChunkEntries;
+  at.headers += SlicedOffset8::kChunk;
 }
 
 /// Gathers x at the lane's entry of the chunk's 8 slices; returns the words of the chunk's area
@@ -116,31 +133,36 @@ PENUMBRA_SPMV_HD std::uint32_t gatherChunk(W& w, const Chunk& cur, std::uint32_t
   return kSegmented ? at + 1 : 0u;
 }
 
-/// Task t of v, by the 32 lanes of w (every lane must call it: the shuffles name all 32).
-template <class W>
-PENUMBRA_SPMV_HD void runTask(W& w, const Offset8KernelView& v, std::uint32_t t, const double* x,
-                              double* y) {
+/// Task t of v, by the 32 lanes of w, for a layout with (kSegs) or without segmented slices and
+/// a task that holds the matrix's partial last chunk (kLastTask) or not: both are the same for
+/// every lane, so the common case carries no test of either (the area loads, the partial chunk).
+template <bool kSegs, bool kLastTask, class W>
+PENUMBRA_SPMV_HD void runTaskAs(W& w, const Offset8KernelView& v, std::uint32_t t,
+                                const double* x, double* y) {
   using S8 = SlicedOffset8;
   const int lane = w.lane();
   const std::uint32_t atOrBelow = (2u << lane) - 1u;  // lanes 0..lane (lane 31: all)
   const Offset8Task task = v.tasks[t];
-  const std::uint64_t c0 = std::uint64_t(t) * v.chunksPerTask,
-                      c1 = c0 + v.chunksPerTask < v.nChunks ? c0 + v.chunksPerTask : v.nChunks;
+  const std::uint64_t c0 = std::uint64_t(t) * v.chunksPerTask;
+  const std::uint32_t n =  // chunks of the task
+      std::uint32_t(c0 + v.chunksPerTask < v.nChunks ? v.chunksPerTask : v.nChunks - c0);
   // Only the matrix's last chunk can hold fewer than 8 real slices.
-  const int lastValid = int(v.nSlices - (v.nChunks - 1) * S8::kChunk);
+  const int lastValid = kLastTask ? int(v.nSlices - (v.nChunks - 1) * S8::kChunk) : S8::kChunk;
   const std::uint32_t hdrBit = lane < 8 ? S8::kSegmented : S8::kLast;
   std::uint32_t ord = task.ordBegin;
   bool startedBefore = task.startedBefore != 0, open = false;
   double acc = 0.0;
   std::uint32_t areaAt = task.segBegin;
-  // Chunk c of the task, whose loads were issued before; issues chunk c + 1's into `next` (two
+  StreamCursor at = cursorAt(w, v, c0);
+  // Chunk k of the task, whose loads were issued before; issues chunk k + 1's into `next` (two
   // chunks in flight; the caller alternates two Chunk variables, so nothing is copied).
-  auto step = [&](std::uint64_t c, const Chunk& cur, Chunk& next) {
-    if (c + 1 < c1) loadChunk(w, v, c + 1, next);
+  auto step = [&](std::uint32_t k, const Chunk& cur, Chunk& next) {
+    const bool more = k + 1 < n;
+    if (more) loadChunk(w, at, next);
     // Lanes 0..7: segmented bits, lanes 8..15: row-end bits of slices 0..7.
     const std::uint32_t bits = w.ballot(lane < 16 && (cur.hdr & hdrBit) != 0);
-    const std::uint32_t segBits = bits & 0xFFu, lastBits = (bits >> 8) & 0xFFu;
-    const int nValid = c + 1 == v.nChunks ? lastValid : S8::kChunk;
+    const std::uint32_t segBits = kSegs ? bits & 0xFFu : 0u, lastBits = (bits >> 8) & 0xFFu;
+    const int nValid = kLastTask && !more ? lastValid : S8::kChunk;
     const std::uint32_t hdrBase = cur.hdr & S8::kBaseMask;
     // Warp-uniform choices, each path without the tests it does not need: ptxas turns uniform
     // branches inside one unrolled loop into predicated code that every chunk issues (SASS, H200
@@ -150,13 +172,15 @@ PENUMBRA_SPMV_HD void runTask(W& w, const Offset8KernelView& v, std::uint32_t t,
       if (segBits == 0)
         gatherChunk<false, false>(w, cur, hdrBase, atOrBelow, nValid, x, xv);
       else
-        areaAt += gatherChunk<true, false>(w, cur, hdrBase, atOrBelow, nValid, x, xv);
+        areaAt += gatherChunk<kSegs, false>(w, cur, hdrBase, atOrBelow, nValid, x, xv);
     } else if (segBits == 0) {
       gatherChunk<false, true>(w, cur, hdrBase, atOrBelow, nValid, x, xv);
     } else {
-      areaAt += gatherChunk<true, true>(w, cur, hdrBase, atOrBelow, nValid, x, xv);
+      areaAt += gatherChunk<kSegs, true>(w, cur, hdrBase, atOrBelow, nValid, x, xv);
     }
-    if (c + 1 < c1) next.area = v.segs ? w.loadStream(v.segs + areaAt + std::uint32_t(lane)) : 0u;
+    if constexpr (kSegs) {
+      if (more) next.area = w.loadStream(v.segs + areaAt + std::uint32_t(lane));
+    }
     if (lastBits == 0 && nValid == S8::kChunk) {  // no row ends here (long rows: most chunks)
       PENUMBRA_SPMV_UNROLL
       for (int j = 0; j < S8::kChunk; j += 2) {
@@ -190,16 +214,35 @@ PENUMBRA_SPMV_HD void runTask(W& w, const Offset8KernelView& v, std::uint32_t t,
     }
   };
   Chunk cur;
-  loadChunk(w, v, c0, cur);
-  cur.area = v.segs ? w.loadStream(v.segs + areaAt + std::uint32_t(lane)) : 0u;
-  for (std::uint64_t c = c0; c < c1; ++c) {
+  cur.area = 0;
+  loadChunk(w, at, cur);
+  if constexpr (kSegs) cur.area = w.loadStream(v.segs + areaAt + std::uint32_t(lane));
+  for (std::uint32_t k = 0; k < n; ++k) {
     Chunk next = cur;
-    step(c, cur, next);
+    step(k, cur, next);
     cur = next;
   }
   if (!open) return;
   const double s = warpSum(w, acc);  // the row goes on in the next task
   if (lane == 0) v.partials[2 * std::uint64_t(t) + 1] = s;
+}
+
+/// Task t of v, by the 32 lanes of w (every lane must call it: the shuffles name all 32).
+template <class W>
+PENUMBRA_SPMV_HD void runTask(W& w, const Offset8KernelView& v, std::uint32_t t, const double* x,
+                              double* y) {
+  const bool lastTask = (std::uint64_t(t) + 1) * v.chunksPerTask >= v.nChunks &&
+                        v.nSlices % SlicedOffset8::kChunk != 0;
+  if (v.segs) {
+    if (lastTask)
+      runTaskAs<true, true>(w, v, t, x, y);
+    else
+      runTaskAs<true, false>(w, v, t, x, y);
+  } else if (lastTask) {
+    runTaskAs<false, true>(w, v, t, x, y);
+  } else {
+    runTaskAs<false, false>(w, v, t, x, y);
+  }
 }
 
 /// Empty-row run i: zeros (0 * scale, as the CPU reference writes them).
