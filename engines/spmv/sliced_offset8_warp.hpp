@@ -19,6 +19,11 @@
 ///   delta16 kernel's spanned 32 V entries: ~8.4 L1 wavefronts per gather, ncu).
 /// - Sums: one double per lane, fma in slice order; at a slice flagged "last" a fixed xor tree
 ///   sums the warp, lane 0 writes y[nonEmptyRow[ord]] = sum * scale, the accumulator restarts.
+///   Without segmented slices the rows are summed two at a time (sumPair: the same bits, half the
+///   shuffles): a knockout on one H200 (2026-11-27) put the row-end warp sums at 12 % of
+///   prostate-1's D w, whose rows end in 55 % of its chunks; paired, D w took 5 % less there and
+///   on an H100. The segmented path keeps one tree a row: its two more registers made D^T 3-5 %
+///   slower.
 ///   Rows cut between tasks leave their tree sums unscaled in `partials` (slot 2t: the row that
 ///   started before task t and ends in it; 2t + 1: the row still open at the end of task t, also
 ///   when it started before) and finishSplitRow() adds them in task order. No atomics: bitwise
@@ -133,6 +138,35 @@ PENUMBRA_SPMV_HD std::uint32_t gatherChunk(W& w, const Chunk& cur, std::uint32_t
   return kSegmented ? at + 1 : 0u;
 }
 
+/// Where a row's warp sum goes: y[nonEmptyRow[d]] * scale for an ordinal d, or task t's slot for
+/// the row that started before it (kHeadSlot) or goes on after it (kTailSlot), unscaled.
+constexpr std::uint32_t kNoRow = 0xFFFFFFFFu, kHeadSlot = 0xFFFFFFFEu, kTailSlot = 0xFFFFFFFDu;
+
+PENUMBRA_SPMV_HD void writeRowSum(const Offset8KernelView& v, std::uint32_t t, std::uint32_t d,
+                                  double s, double* y, bool writer) {
+  if (!writer) return;
+  if (d == kHeadSlot)
+    v.partials[2 * std::uint64_t(t)] = s;
+  else if (d == kTailSlot)
+    v.partials[2 * std::uint64_t(t) + 1] = s;
+  else
+    y[v.nonEmptyRow[d]] = s * v.scale;
+}
+
+/// The warp sums of two rows (lane sums a and b) in one butterfly: the first level adds a's upper
+/// half into the lower lanes and b's lower half into the upper lanes, the next four stay within a
+/// half. Lane 0 ends with warpSum(a) and lane 16 with warpSum(b), bit for bit: each level adds the
+/// same two numbers as warpSum's (in either order, which does not change a sum).
+template <class W>
+PENUMBRA_SPMV_HD void sumPair(W& w, const Offset8KernelView& v, std::uint32_t t, double a,
+                              std::uint32_t da, double b, std::uint32_t db, double* y) {
+  const bool upper = (w.lane() & 16) != 0;
+  double s = upper ? b : a;
+  s += w.shflXor(upper ? a : b, 16);
+  for (int o = 8; o > 0; o >>= 1) s += w.shflXor(s, o);
+  writeRowSum(v, t, upper ? db : da, s, y, (w.lane() & 15) == 0);
+}
+
 /// Task t of v, by the 32 lanes of w, for a layout with (kSegs) or without segmented slices and
 /// a task that holds the matrix's partial last chunk (kLastTask) or not: both are the same for
 /// every lane, so the common case carries no test of either (the area loads, the partial chunk).
@@ -152,6 +186,9 @@ PENUMBRA_SPMV_HD void runTaskAs(W& w, const Offset8KernelView& v, std::uint32_t 
   std::uint32_t ord = task.ordBegin;
   bool startedBefore = task.startedBefore != 0, open = false;
   double acc = 0.0;
+  // A finished row whose warp sum waits for the next one, so that two rows share one butterfly.
+  double pend = 0.0;
+  std::uint32_t pendDest = kNoRow;
   std::uint32_t areaAt = task.segBegin;
   StreamCursor at = cursorAt(w, v, c0);
   // Chunk k of the task, whose loads were issued before; issues chunk k + 1's into `next` (two
@@ -199,12 +236,15 @@ PENUMBRA_SPMV_HD void runTaskAs(W& w, const Offset8KernelView& v, std::uint32_t 
       acc = fmaD(h, xv[j], acc);
       open = true;
       if ((lastBits >> j) & 1u) {  // warp-uniform: the headers are the same for every lane
-        const double s = warpSum(w, acc);
-        if (lane == 0) {
-          if (startedBefore)
-            v.partials[2 * std::uint64_t(t)] = s;
-          else
-            y[v.nonEmptyRow[ord]] = s * v.scale;
+        const std::uint32_t dest = startedBefore ? kHeadSlot : ord;
+        if constexpr (kSegs) {  // a waiting row's registers slowed this path (see the top)
+          writeRowSum(v, t, dest, warpSum(w, acc), y, lane == 0);
+        } else if (pendDest == kNoRow) {
+          pend = acc;
+          pendDest = dest;
+        } else {
+          sumPair(w, v, t, pend, pendDest, acc, dest, y);
+          pendDest = kNoRow;
         }
         startedBefore = false;
         open = false;
@@ -222,9 +262,15 @@ PENUMBRA_SPMV_HD void runTaskAs(W& w, const Offset8KernelView& v, std::uint32_t 
     step(k, cur, next);
     cur = next;
   }
-  if (!open) return;
-  const double s = warpSum(w, acc);  // the row goes on in the next task
-  if (lane == 0) v.partials[2 * std::uint64_t(t) + 1] = s;
+  // The row still open goes on in the next task.
+  if (pendDest != kNoRow) {
+    if (open)
+      sumPair(w, v, t, pend, pendDest, acc, kTailSlot, y);
+    else
+      writeRowSum(v, t, pendDest, warpSum(w, pend), y, lane == 0);
+  } else if (open) {
+    writeRowSum(v, t, kTailSlot, warpSum(w, acc), y, lane == 0);
+  }
 }
 
 /// Task t of v, by the 32 lanes of w (every lane must call it: the shuffles name all 32).

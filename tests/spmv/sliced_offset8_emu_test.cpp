@@ -10,6 +10,7 @@
 
 #include "spmv/sliced_offset8.hpp"
 #include "spmv/spmv.hpp"
+#include "spmv/synthetic.hpp"
 #include "spmv_test_matrices.hpp"
 #include "warp_emulator.hpp"
 
@@ -87,6 +88,37 @@ TEST(SpmvSlicedOffset8Emulated, AwkwardShapes) {
                          {1, 2});
   // Rows all shorter than a slice (one slice each, many rows per chunk).
   expectEmulationMatches(randomCsr(3000, 500, 31, 41, true, 0.2), "rows shorter than 32", {1, 2});
+}
+
+// Layouts without segmented slices sum their row ends two at a time (sumPair): a row that ends
+// waits for the next one, and a task's last waiting row pairs with the row still open at its end
+// or is summed alone. prostate-1/256 (short rows of narrow spans, as the synthetic dose matrices)
+// at 1, 2 and 8 chunks a task must take every branch; the counts from the headers say it did.
+TEST(SpmvSlicedOffset8Emulated, RowEndsSummedInPairs) {
+  const HalfCsr m = makeSyntheticDoseMatrix(scaled(prostate1Spec(), 1.0 / 256));
+  std::int64_t oddOpen = 0, oddClosed = 0, manyEnds = 0;
+  for (int c : {1, 2, 8}) {
+    const SlicedOffset8 s = encodeSlicedOffset8(m, {c, 2});
+    ASSERT_EQ(s.segmentedSlices, 0) << "the pairing path is the one without segments";
+    for (std::size_t t = 0; t < s.tasks.size(); ++t) {
+      const std::int64_t first = std::int64_t(t) * c * SlicedOffset8::kChunk;
+      const std::int64_t last = std::min<std::int64_t>(s.nSlices, first + c * SlicedOffset8::kChunk);
+      int ends = 0;
+      for (std::int64_t sl = first; sl < last; ++sl) ends += int(s.headers[std::size_t(sl)] >> 31);
+      const bool closed = (s.headers[std::size_t(last - 1)] >> 31) != 0;
+      if (ends % 2) ++(closed ? oddClosed : oddOpen);
+    }
+    for (std::int64_t ch = 0; ch < s.nChunks; ++ch) {
+      int ends = 0;
+      for (int j = 0; j < SlicedOffset8::kChunk; ++j)
+        ends += int(s.headers[std::size_t(ch * SlicedOffset8::kChunk + j)] >> 31);
+      manyEnds += ends >= 3;
+    }
+    expectEmulationMatches(m, "prostate-1/256", {c, 2});
+  }
+  EXPECT_GT(oddOpen, 10);
+  EXPECT_GT(oddClosed, 10);
+  EXPECT_GT(manyEnds, 10);
 }
 
 TEST(SpmvSlicedOffset8Emulated, OneLongRowInManyPieces) {
