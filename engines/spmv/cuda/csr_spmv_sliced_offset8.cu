@@ -5,9 +5,9 @@
 // Grid: 256-thread blocks, one warp per task, then one warp per run of empty rows; a second
 // launch adds the pieces of rows cut between tasks (only when there are such rows).
 // __launch_bounds__(256, kMinBlocks), compiled for 4 and 5 blocks an SM (SlicedOffset8Options::
-// minBlocksPerSm). ptxas, sm_90 (fifteenth session: four task variants, running stream
-// pointers): 64 registers and 8 B of spills at 4 (50 % occupancy; the spill is in the variant
-// with segmented slices), 48 registers and 272 B of spills at 5. At 4 the kernel was ahead
+// minBlocksPerSm). ptxas, sm_90 (sixteenth session: four task variants, running stream
+// pointers, row ends in pairs): 64 registers and 8 B of spills at 4 (50 % occupancy; the spill is
+// in the variant with segmented slices), 48 registers and 320 B of spills at 5. At 4 the kernel was ahead
 // in every case when it was measured against 5 (one H200, 2026-11-27, eleventh session: liver-1
 // D w 1.55 against 2.18 ms); docs/spmv-notes.md, "Eleventh session" and "Thirteenth session".
 // Task i of the grid is taskOrder[i] when the layout has an order (transposes: a block's warps
