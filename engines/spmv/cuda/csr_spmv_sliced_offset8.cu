@@ -71,6 +71,9 @@ template <int kMinBlocks>
 __global__ void __launch_bounds__(kBlock, kMinBlocks)
     csr_spmv_sliced_offset8(const Offset8KernelView v, const double* __restrict__ x,
                             double* __restrict__ y) {
+  // Every block has started: the split-row launch may be scheduled now (it waits for this grid's
+  // end and memory before it reads anything), so its launch overlaps this grid's last wave.
+  asm volatile("griddepcontrol.launch_dependents;");
   const int warp = threadIdx.x >> 5;
   const std::uint64_t taskBlocks = (std::uint64_t(v.nTasks) + kWarps - 1) / kWarps;
   DeviceWarp w{int(threadIdx.x & 31)};
@@ -85,6 +88,9 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks)
 
 __global__ void __launch_bounds__(kBlock)
     csr_spmv_sliced_offset8_split_rows(const Offset8KernelView v, double* __restrict__ y) {
+  // Launched as a programmatic dependent of the task kernel: its partials are complete and
+  // visible only after this wait.
+  asm volatile("griddepcontrol.wait;" ::: "memory");
   const std::uint64_t i = std::uint64_t(blockIdx.x) * kBlock + threadIdx.x;
   if (i < v.nSplit) so::finishSplitRow(v, std::uint32_t(i), y);
 }
@@ -118,8 +124,18 @@ void launchSlicedOffset8(const Offset8KernelView& v, const double* x, double* y,
   pick(v)<<<unsigned(grid), kBlock, 0, stream>>>(v, x, y);
   PENUMBRA_CUDA_CHECK_LAUNCH("csr_spmv_sliced_offset8");
   if (v.nSplit == 0) return;
-  csr_spmv_sliced_offset8_split_rows<<<unsigned((v.nSplit + kBlock - 1) / kBlock), kBlock, 0,
-                                       stream>>>(v, y);
+  // Programmatic dependent launch (sm_90): the second kernel is launched while the first one's
+  // last blocks run instead of after it drains.
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(unsigned((v.nSplit + kBlock - 1) / kBlock));
+  cfg.blockDim = dim3(kBlock);
+  cfg.stream = stream;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  PENUMBRA_CUDA_CHECK(cudaLaunchKernelEx(&cfg, csr_spmv_sliced_offset8_split_rows, v, y));
   PENUMBRA_CUDA_CHECK_LAUNCH("csr_spmv_sliced_offset8_split_rows");
 }
 
