@@ -23,7 +23,8 @@
 // variants (StepCsr step bits 4 or 8 and groups per task, 0: the encoder's choice; lanes per
 // group 1 or 2; default: both lane mappings on the encoder's choice);
 // PENUMBRA_SPMV_OFFSET8_VARIANTS="c4,c8,c16b4,c8g0" lists csr_spmv_sliced_offset8 chunks (256 entries)
-// per warp task and optionally the kernel's blocks per SM (b4, the default, or b5; default "c8").
+// per warp task and optionally the kernel's blocks per SM (b4, the default, or b5), the task order
+// (g0, g8) and 16-bit or 8-bit column offsets (w, n; without: the engine's choice); default "c8".
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -71,7 +72,9 @@ StepCsrOptions parseStepVariant(const std::string& s) {  // "s4t256l2"
   return o;
 }
 
-/// "c8", "c8b4", "c8g0" (tasks in index order), "c8g8" (tasks of 8 rows by column), "c8b4g8".
+/// "c8", "c8b4", "c8g0" (tasks in index order), "c8g8" (tasks of 8 rows by column), "c8b4g8";
+/// a final "w" or "n": 16-bit or 8-bit column offsets ("c8w", "c8b4g8n"); without, the engine
+/// chooses by the device and the matrix (chooseOffsetBits) and the name says "w" when it took 16.
 SlicedOffset8Options parseOffset8Variant(const std::string& s) {
   SlicedOffset8Options o;
   char tail[16] = {0};
@@ -86,9 +89,13 @@ SlicedOffset8Options parseOffset8Variant(const std::string& s) {
     o.taskGroupRows = std::stoi(rest.substr(1), &used);
     rest = rest.substr(1 + used);
   }
+  if (rest == "w" || rest == "n") {  // 16 or 8 offset bits; without: the engine's choice
+    o.offsetBits = rest == "w" ? 16 : 8;
+    rest.clear();
+  }
   if (n < 1 || o.chunksPerTask < 1 || !rest.empty())
     PENUMBRA_THROW(InvalidArgument,
-                   "bench spmv: bad offset8 variant '" + s + "' (expected e.g. c8, c8b4, c8g0 or c8b4g8)");
+                   "bench spmv: bad offset8 variant '" + s + "' (expected e.g. c8, c8b4, c8g0, c8b4g8 or c8w)");
   return o;
 }
 

@@ -18,6 +18,8 @@ struct DeviceInfo {
   std::size_t l2CacheBytes = 0;
   std::size_t sharedMemPerBlockOptin = 0;
   int maxThreadsPerMultiprocessor = 0;
+  /// Theoretical DRAM bandwidth (memory clock x bus width x 2) and peak SM clock; 0: unknown.
+  double memoryBytesPerS = 0, smClockHz = 0;
 };
 
 /// True when this binary contains CUDA code.

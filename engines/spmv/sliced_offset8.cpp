@@ -16,10 +16,11 @@ namespace {
 using S8 = SlicedOffset8;
 
 /// Cuts row r of m into slices: fn(first entry, entries, segment-start mask) for each, in order.
-/// A slice takes up to 32 entries and ends early where a (kMaxSegments + 1)-th segment would
-/// start; a segment starts where a column is 256 or more past the current segment's first.
+/// A slice takes up to 32 entries and ends early where a (maxSegments + 1)-th segment would
+/// start; a segment starts where a column is `span` (256 or 65536) or more past the current
+/// segment's first.
 template <typename F>
-void forEachSlice(const HalfCsr& m, std::int64_t r, F&& fn) {
+void forEachSlice(const HalfCsr& m, std::int64_t r, std::int64_t span, int maxSegments, F&& fn) {
   const std::int64_t end = m.rowPtr[std::size_t(r) + 1];
   for (std::int64_t e = m.rowPtr[std::size_t(r)]; e < end;) {
     std::int64_t segBase = m.colIdx[std::size_t(e)];
@@ -27,8 +28,8 @@ void forEachSlice(const HalfCsr& m, std::int64_t r, F&& fn) {
     int n = 1, segments = 1;
     for (; n < S8::kSlice && e + n < end; ++n) {
       const std::int64_t col = m.colIdx[std::size_t(e + n)];
-      if (col - segBase < 256) continue;
-      if (segments == S8::kMaxSegments) break;
+      if (col - segBase < span) continue;
+      if (segments == maxSegments) break;
       ++segments;
       segBase = col;
       mask |= 1u << n;
@@ -67,6 +68,10 @@ SlicedOffset8 encodeSlicedOffset8(const HalfCsr& m, const SlicedOffset8Options& 
                    "SlicedOffset8: chunks per task must be in 1..4096");
   PENUMBRA_REQUIRE(options.taskGroupRows >= -1, InvalidArgument,
                    "SlicedOffset8: task group rows must be -1 (the encoder's choice), 0 or more");
+  PENUMBRA_REQUIRE(options.offsetBits == 0 || options.offsetBits == 8 || options.offsetBits == 16,
+                   InvalidArgument,
+                   "SlicedOffset8: column offsets of 8 or 16 bits (0: the engine's choice), not " +
+                       std::to_string(options.offsetBits));
   PENUMBRA_REQUIRE(options.minBlocksPerSm == 4 || options.minBlocksPerSm == 5, InvalidArgument,
                    "SlicedOffset8: the kernel is compiled for 4 or 5 blocks per SM, not " +
                        std::to_string(options.minBlocksPerSm));
@@ -78,6 +83,11 @@ SlicedOffset8 encodeSlicedOffset8(const HalfCsr& m, const SlicedOffset8Options& 
   s.scale = m.scale;
   s.chunksPerTask = options.chunksPerTask;
   s.minBlocksPerSm = options.minBlocksPerSm;
+  s.offsetBits = options.offsetBits == 16 ? 16 : 8;
+  const std::int64_t span = S8::segmentSpan(s.offsetBits);
+  // 16-bit offsets: no segments (a slice ends where a column is 65536 past its first), so that
+  // the kernel needs no variant with both (none of our matrices has such a slice).
+  const int maxSegments = s.offsetBits == 16 ? 1 : S8::kMaxSegments;
   // Rows: non-empty rows in order, runs of empty rows.
   for (std::int64_t r = 0; r < m.rows; ++r) {
     if (m.rowPtr[std::size_t(r) + 1] > m.rowPtr[std::size_t(r)]) {
@@ -94,7 +104,7 @@ SlicedOffset8 encodeSlicedOffset8(const HalfCsr& m, const SlicedOffset8Options& 
   blocks(nRows, kRowBlock, threads, [&](std::int64_t o0, std::int64_t o1) {
     for (std::int64_t o = o0; o < o1; ++o) {
       std::int64_t n = 0;
-      forEachSlice(m, s.nonEmptyRow[std::size_t(o)], [&](std::int64_t, int, std::uint32_t) { ++n; });
+      forEachSlice(m, s.nonEmptyRow[std::size_t(o)], span, maxSegments, [&](std::int64_t, int, std::uint32_t) { ++n; });
       firstSlice[std::size_t(o) + 1] = n;
     }
   });
@@ -108,13 +118,14 @@ SlicedOffset8 encodeSlicedOffset8(const HalfCsr& m, const SlicedOffset8Options& 
   // Pass 2: headers, values, offsets and each slice's segment mask (padding stays 0).
   s.values.assign(std::size_t(s.nChunks * S8::kChunkEntries), 0);
   s.offsetsLo.assign(std::size_t(s.nChunks * S8::kChunkEntries), 0);
+  if (s.offsetBits == 16) s.offsetsHi.assign(s.offsetsLo.size(), 0);
   s.headers.assign(std::size_t(s.nChunks * S8::kChunk), 0);
   std::vector<std::uint32_t> masks(std::size_t(s.nChunks * S8::kChunk), 0);
   blocks(nRows, kRowBlock, threads, [&](std::int64_t o0, std::int64_t o1) {
     for (std::int64_t o = o0; o < o1; ++o) {
       std::int64_t slice = firstSlice[std::size_t(o)];
       const std::int64_t lastSlice = firstSlice[std::size_t(o) + 1] - 1;
-      forEachSlice(m, s.nonEmptyRow[std::size_t(o)], [&](std::int64_t e, int n, std::uint32_t mask) {
+      forEachSlice(m, s.nonEmptyRow[std::size_t(o)], span, maxSegments, [&](std::int64_t e, int n, std::uint32_t mask) {
         std::uint32_t base = std::uint32_t(m.colIdx[std::size_t(e)]);
         s.headers[std::size_t(slice)] =
             base | (mask ? S8::kSegmented : 0u) | (slice == lastSlice ? S8::kLast : 0u);
@@ -123,7 +134,9 @@ SlicedOffset8 encodeSlicedOffset8(const HalfCsr& m, const SlicedOffset8Options& 
           const std::size_t i = std::size_t(S8::at(slice, l));
           if ((mask >> l) & 1u) base = std::uint32_t(m.colIdx[std::size_t(e + l)]);
           s.values[i] = m.values[std::size_t(e + l)];
-          s.offsetsLo[i] = std::uint8_t(std::uint32_t(m.colIdx[std::size_t(e + l)]) - base);
+          const std::uint32_t off = std::uint32_t(m.colIdx[std::size_t(e + l)]) - base;
+          s.offsetsLo[i] = std::uint8_t(off);
+          if (!s.offsetsHi.empty()) s.offsetsHi[i] = std::uint8_t(off >> 8);
         }
         ++slice;
       });
@@ -144,7 +157,7 @@ SlicedOffset8 encodeSlicedOffset8(const HalfCsr& m, const SlicedOffset8Options& 
   blocks(nRows, kRowBlock, threads, [&](std::int64_t o0, std::int64_t o1) {
     for (std::int64_t o = o0; o < o1; ++o) {
       std::int64_t slice = firstSlice[std::size_t(o)];
-      forEachSlice(m, s.nonEmptyRow[std::size_t(o)], [&](std::int64_t e, int n, std::uint32_t mask) {
+      forEachSlice(m, s.nonEmptyRow[std::size_t(o)], span, maxSegments, [&](std::int64_t e, int n, std::uint32_t mask) {
         const std::int64_t c = slice / S8::kChunk;
         if (mask) {
           const std::size_t area = std::size_t(areaStart[std::size_t(c)]);
@@ -196,6 +209,32 @@ SlicedOffset8 encodeSlicedOffset8(const HalfCsr& m, const SlicedOffset8Options& 
   return s;
 }
 
+double segmentedSliceShare(const HalfCsr& m, int threads) {
+  const std::int64_t rows = m.rows;
+  constexpr std::int64_t kRowBlock = 4096;
+  const std::size_t nBlocks = std::size_t((rows + kRowBlock - 1) / kRowBlock);
+  std::vector<std::int64_t> slices(nBlocks, 0), segmented(nBlocks, 0);
+  parallelFor(nBlocks, resolveThreads(threads), {}, [&](std::size_t b, int) {
+    const std::int64_t r1 = std::min(rows, std::int64_t(b + 1) * kRowBlock);
+    for (std::int64_t r = std::int64_t(b) * kRowBlock; r < r1; ++r)
+      forEachSlice(m, r, S8::segmentSpan(8), S8::kMaxSegments,
+                   [&](std::int64_t, int, std::uint32_t mask) {
+                     ++slices[b];
+                     segmented[b] += mask != 0;
+                   });
+  });
+  std::int64_t n = 0, seg = 0;
+  for (std::size_t b = 0; b < nBlocks; ++b) {
+    n += slices[b];
+    seg += segmented[b];
+  }
+  return n > 0 ? double(seg) / double(n) : 0.0;
+}
+
+int chooseOffsetBits(double bytesPerSmClock, double segmentedShare) {
+  return bytesPerSmClock >= kWideOffsetsBytesPerSmClock && segmentedShare > 0.5 ? 16 : 8;
+}
+
 namespace {
 
 /// Decodes slices [s0, s1) (s0 at a chunk start), the first of which belongs to row ordinal
@@ -224,8 +263,10 @@ void decodeSlices(const S8& s, std::int64_t s0, std::int64_t s1, std::uint32_t o
       const std::size_t i = std::size_t(S8::at(k, l));
       const bool starts = (mask >> l) & 1u;
       if (starts) base = s.segs[at++];
-      if (l > 0 && !starts && s.offsetsLo[i] == 0) break;  // padding: see the layout
-      entry(ord, base + s.offsetsLo[i], s.values[i]);
+      const std::uint32_t off =
+          s.offsetsLo[i] | (s.offsetsHi.empty() ? 0u : std::uint32_t(s.offsetsHi[i]) << 8);
+      if (l > 0 && !starts && off == 0) break;  // padding: see the layout
+      entry(ord, base + off, s.values[i]);
     }
     if (h & S8::kLast) rowEnd(ord++);
   }
@@ -275,7 +316,7 @@ SlicedOffset8Bytes slicedOffset8Bytes(const SlicedOffset8& s) {
   SlicedOffset8Bytes b;
   const double entries = double(s.nChunks) * S8::kChunkEntries;
   b.values = 2.0 * entries;
-  b.offsets = entries;
+  b.offsets = entries * double(s.offsetBits / 8);
   b.segments = 4.0 * double(s.segs.size() - S8::kAreaWords);
   b.headers = 4.0 * S8::kChunk * double(s.nChunks);
   b.rows = 4.0 * double(s.nonEmptyRows());
@@ -288,7 +329,7 @@ SlicedOffset8Bytes slicedOffset8Bytes(const SlicedOffset8& s) {
 }
 
 double slicedOffset8DeviceBytes(const SlicedOffset8& s) {
-  return 3.0 * double(s.values.size()) +
+  return 3.0 * double(s.values.size()) + double(s.offsetsHi.size()) +
          4.0 * double(s.headers.size() + s.segs.size() + s.nonEmptyRow.size() + s.taskOrder.size()) +
          double(sizeof(Offset8Task)) * double(s.tasks.size()) + 16.0 * double(s.tasks.size()) +
          12.0 * double(s.splitRows.size()) + 8.0 * double(s.emptyRuns.size());

@@ -14,7 +14,10 @@
 ///
 /// Layout (all of it is what the kernel reads):
 /// - Segments: a slice's entries in runs whose columns lie less than 256 past the run's first
-///   (greedy over the ascending columns); offset = column - first column of its segment. A slice
+///   (greedy over the ascending columns); offset = column - first column of its segment. With
+///   16 offset bits (SlicedOffset8Options::offsetBits) each entry's offset has a high byte in
+///   offsetsHi, interleaved as offsetsLo, and a slice has one segment: it ends early where a
+///   column is 65536 or more past its first. A slice
 ///   holds up to 32 consecutive entries of a row and at most kMaxSegments segments: it ends early
 ///   where a fifth segment would start. (Until 2026-11-27 a slice spanning 256 columns or more was
 ///   "wide" and carried 16 more bits per entry: 64 B a slice; a dose matrix's transpose has jumps
@@ -77,6 +80,14 @@ struct SlicedOffset8Options {
   /// listed by the column of their first entry; -1 (default) G = 8, the warps of a block, when
   /// the average non-empty row spans two tasks or more, else 0.
   int taskGroupRows = -1;
+  /// Bits of column offset an entry: 8 (segments where a column is 256 or more past the
+  /// segment's first) or 16 (a second byte an entry, offsetsHi; no segments). The
+  /// dose matrices' transposes need segments in 69-73 % of their slices at 8 bits and in none at
+  /// 16 (prostate-1, liver-1/16, proton-hn; 2026-11-27): one more byte a non-zero for a gather
+  /// path without segment bases (shuffles and popcounts).
+  /// 0: CudaSpmvMatrix chooses by the device and the matrix (chooseOffsetBits); the encoder
+  /// alone, knowing no device, takes 8.
+  int offsetBits = 0;
 };
 
 struct SlicedOffset8 {
@@ -92,9 +103,11 @@ struct SlicedOffset8 {
   int chunksPerTask = 8;
   int minBlocksPerSm = 4;  ///< from SlicedOffset8Options (the launch, not the layout)
   int taskGroupRows = 0;   ///< as encoded (SlicedOffset8Options::taskGroupRows resolved)
+  int offsetBits = 8;      ///< 8 or 16 (SlicedOffset8Options::offsetBits)
   std::int64_t nSlices = 0, nChunks = 0, segmentedSlices = 0, segmentedChunks = 0;
   std::vector<std::uint16_t> values;         ///< nChunks * 256, interleaved
   std::vector<std::uint8_t> offsetsLo;       ///< nChunks * 256, interleaved
+  std::vector<std::uint8_t> offsetsHi;       ///< high bytes, as offsetsLo; empty at 8 bits
   std::vector<std::uint32_t> headers;        ///< nChunks * 8
   std::vector<std::uint32_t> segs;           ///< areas of the segmented chunks, then 32 zeros
   std::vector<std::int32_t> nonEmptyRow;
@@ -104,6 +117,8 @@ struct SlicedOffset8 {
   std::vector<EmptyRun> emptyRuns;
 
   std::int64_t nonEmptyRows() const { return std::int64_t(nonEmptyRow.size()); }
+  /// Columns a segment spans at most: 256 at 8 offset bits, 65536 at 16.
+  static std::int64_t segmentSpan(int offsetBits) { return std::int64_t(1) << offsetBits; }
   /// Index of position l of slice s in values / offsetsLo.
   static std::int64_t at(std::int64_t s, int l) {
     return (s / kChunk) * kChunkEntries + std::int64_t(l) * kChunk + s % kChunk;
@@ -117,6 +132,18 @@ SlicedOffset8 encodeSlicedOffset8(const HalfCsr& m, const SlicedOffset8Options& 
 
 /// The HalfCsr back, exactly (rows in order, entries in column order, same bits and scale).
 HalfCsr decodeSlicedOffset8(const SlicedOffset8& s);
+
+/// Share of the slices that the 8-bit layout of m segments (a pass over the columns, no encoding).
+double segmentedSliceShare(const HalfCsr& m, int threads = 0);
+
+/// Offset bits for m on a GPU that moves `bytesPerSmClock` of DRAM bandwidth per SM and clock
+/// (theoretical): 16 where the GPU has the bandwidth to spare (>= 16 B: an H200, 18.7; an H100
+/// SXM, 12.8) and the 8-bit layout would segment more than half the slices (the dose matrices'
+/// transposes), else 8. Measured in one call each (2026-11-27, docs/benchmarks.md): 16 bits took
+/// prostate-1 D^T r from 0.129-0.131 to 0.116-0.118 ms and liver-1 D^T r from 1.852 to 1.581 ms
+/// on an H200, and made every product 4-26 % slower on an H100 and the others slower on the H200.
+constexpr double kWideOffsetsBytesPerSmClock = 16.0;
+int chooseOffsetBits(double bytesPerSmClock, double segmentedShare);
 
 /// The CPU reference on the encoded matrix: every row summed left to right in double, then
 /// scaled, as multiplyCpu() (so the two agree bit for bit).

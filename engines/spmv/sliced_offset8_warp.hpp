@@ -76,6 +76,7 @@ using warp::warpSum;
 struct Chunk {
   std::uint32_t val[4];  ///< fp16 bits of position l of slices 0..7
   std::uint32_t lo[2];   ///< low offset bytes of position l of slices 0..7
+  std::uint32_t hi[2];   ///< high offset bytes (16-bit offsets only)
   std::uint32_t hdr;     ///< header of slice l % 8
   std::uint32_t area;    ///< word l of the chunk's area (when it has one)
 };
@@ -86,21 +87,27 @@ struct Chunk {
 struct StreamCursor {
   const std::uint16_t* values;
   const std::uint8_t* offsetsLo;
+  const std::uint8_t* offsetsHi;  ///< null at 8 bits
   const std::uint32_t* headers;
 };
 
-template <class W>
-PENUMBRA_SPMV_HD StreamCursor cursorAt(W& w, const Offset8KernelView& v, std::uint64_t c) {
+template <bool kWide, class W>
+PENUMBRA_SPMV_HD StreamCursor cursorAt(W& w, const Offset8KernelView& v, std::uint64_t c,
+                                       const std::uint8_t* hi) {
   const std::uint64_t i =
       c * SlicedOffset8::kChunkEntries + std::uint64_t(w.lane()) * SlicedOffset8::kChunk;
-  return {v.values + i, v.offsetsLo + i,
+  return {v.values + i, v.offsetsLo + i, kWide ? hi + i : nullptr,
           v.headers + c * SlicedOffset8::kChunk + std::uint64_t(w.lane() & 7)};
 }
 
-template <class W>
+template <bool kWide, class W>
 PENUMBRA_SPMV_HD void loadChunk(W& w, StreamCursor& at, Chunk& k) {
   w.loadStream(at.values, k.val);
   w.loadStream(at.offsetsLo, k.lo);
+  if constexpr (kWide) {
+    w.loadStream(at.offsetsHi, k.hi);
+    at.offsetsHi += SlicedOffset8::kChunkEntries;
+  }
   k.hdr = w.loadStream(at.headers);
   at.values += SlicedOffset8::kChunkEntries;
   at.offsetsLo += SlicedOffset8::kChunkEntries;
@@ -113,8 +120,8 @@ PENUMBRA_SPMV_HD void loadChunk(W& w, StreamCursor& at, Chunk& k) {
 /// base k = (segment starts at or before l in mask j) from word 7 + (bases of slices 0..j-1) + k
 /// of the area; k = 0: the header's. The running count replaced a 3-step warp scan whose
 /// shuffles stalled every chunk (ncu source counters, H100, 2026-11-27). kPartial: slices
-/// nValid..7 are padding (x taken as 0).
-template <bool kSegmented, bool kPartial, class W>
+/// nValid..7 are padding (x taken as 0). kWide: 16-bit offsets (low and high bytes).
+template <bool kWide, bool kSegmented, bool kPartial, class W>
 PENUMBRA_SPMV_HD std::uint32_t gatherChunk(W& w, const Chunk& cur, std::uint32_t hdrBase,
                                            std::uint32_t atOrBelow, int nValid, const double* x,
                                            double (&xv)[SlicedOffset8::kChunk]) {
@@ -129,7 +136,10 @@ PENUMBRA_SPMV_HD std::uint32_t gatherChunk(W& w, const Chunk& cur, std::uint32_t
       if (k) base = b;
       at += popc32(mask);
     }
-    const std::uint32_t col = base + ((cur.lo[j >> 2] >> (8 * (j & 3))) & 0xFFu);
+    const int sh = 8 * (j & 3);
+    std::uint32_t off = (cur.lo[j >> 2] >> sh) & 0xFFu;
+    if constexpr (kWide) off |= ((cur.hi[j >> 2] >> sh) & 0xFFu) << 8;
+    const std::uint32_t col = base + off;
     if constexpr (kPartial)
       xv[j] = j < nValid ? w.gatherX(x, col) : 0.0;
     else
@@ -167,12 +177,14 @@ PENUMBRA_SPMV_HD void sumPair(W& w, const Offset8KernelView& v, std::uint32_t t,
   writeRowSum(v, t, upper ? db : da, s, y, (w.lane() & 15) == 0);
 }
 
-/// Task t of v, by the 32 lanes of w, for a layout with (kSegs) or without segmented slices and
-/// a task that holds the matrix's partial last chunk (kLastTask) or not: both are the same for
-/// every lane, so the common case carries no test of either (the area loads, the partial chunk).
-template <bool kSegs, bool kLastTask, class W>
+/// Task t of v, by the 32 lanes of w, for a layout with 16-bit offsets (kWide: high bytes at hi)
+/// or 8-bit, with
+/// (kSegs) or without segmented slices and a task that holds the matrix's partial last chunk
+/// (kLastTask) or not: all are the same for every lane, so the common case carries no test of
+/// any (the high bytes, the area loads, the partial chunk).
+template <bool kWide, bool kSegs, bool kLastTask, class W>
 PENUMBRA_SPMV_HD void runTaskAs(W& w, const Offset8KernelView& v, std::uint32_t t,
-                                const double* x, double* y) {
+                                const double* x, double* y, const std::uint8_t* hi) {
   using S8 = SlicedOffset8;
   const int lane = w.lane();
   const std::uint32_t atOrBelow = (2u << lane) - 1u;  // lanes 0..lane (lane 31: all)
@@ -190,12 +202,12 @@ PENUMBRA_SPMV_HD void runTaskAs(W& w, const Offset8KernelView& v, std::uint32_t 
   double pend = 0.0;
   std::uint32_t pendDest = kNoRow;
   std::uint32_t areaAt = task.segBegin;
-  StreamCursor at = cursorAt(w, v, c0);
+  StreamCursor at = cursorAt<kWide>(w, v, c0, hi);
   // Chunk k of the task, whose loads were issued before; issues chunk k + 1's into `next` (two
   // chunks in flight; the caller alternates two Chunk variables, so nothing is copied).
   auto step = [&](std::uint32_t k, const Chunk& cur, Chunk& next) {
     const bool more = k + 1 < n;
-    if (more) loadChunk(w, at, next);
+    if (more) loadChunk<kWide>(w, at, next);
     // Lanes 0..7: segmented bits, lanes 8..15: row-end bits of slices 0..7.
     const std::uint32_t bits = w.ballot(lane < 16 && (cur.hdr & hdrBit) != 0);
     const std::uint32_t segBits = kSegs ? bits & 0xFFu : 0u, lastBits = (bits >> 8) & 0xFFu;
@@ -207,13 +219,13 @@ PENUMBRA_SPMV_HD void runTaskAs(W& w, const Offset8KernelView& v, std::uint32_t 
     double xv[S8::kChunk];
     if (nValid == S8::kChunk) {
       if (segBits == 0)
-        gatherChunk<false, false>(w, cur, hdrBase, atOrBelow, nValid, x, xv);
+        gatherChunk<kWide, false, false>(w, cur, hdrBase, atOrBelow, nValid, x, xv);
       else
-        areaAt += gatherChunk<kSegs, false>(w, cur, hdrBase, atOrBelow, nValid, x, xv);
+        areaAt += gatherChunk<kWide, kSegs, false>(w, cur, hdrBase, atOrBelow, nValid, x, xv);
     } else if (segBits == 0) {
-      gatherChunk<false, true>(w, cur, hdrBase, atOrBelow, nValid, x, xv);
+      gatherChunk<kWide, false, true>(w, cur, hdrBase, atOrBelow, nValid, x, xv);
     } else {
-      areaAt += gatherChunk<kSegs, true>(w, cur, hdrBase, atOrBelow, nValid, x, xv);
+      areaAt += gatherChunk<kWide, kSegs, true>(w, cur, hdrBase, atOrBelow, nValid, x, xv);
     }
     if constexpr (kSegs) {
       if (more) next.area = w.loadStream(v.segs + areaAt + std::uint32_t(lane));
@@ -255,7 +267,7 @@ PENUMBRA_SPMV_HD void runTaskAs(W& w, const Offset8KernelView& v, std::uint32_t 
   };
   Chunk cur;
   cur.area = 0;
-  loadChunk(w, at, cur);
+  loadChunk<kWide>(w, at, cur);
   if constexpr (kSegs) cur.area = w.loadStream(v.segs + areaAt + std::uint32_t(lane));
   for (std::uint32_t k = 0; k < n; ++k) {
     Chunk next = cur;
@@ -273,21 +285,29 @@ PENUMBRA_SPMV_HD void runTaskAs(W& w, const Offset8KernelView& v, std::uint32_t 
   }
 }
 
-/// Task t of v, by the 32 lanes of w (every lane must call it: the shuffles name all 32).
-template <class W>
-PENUMBRA_SPMV_HD void runTask(W& w, const Offset8KernelView& v, std::uint32_t t, const double* x,
-                              double* y) {
+/// Task t of v, by the 32 lanes of w (every lane must call it: the shuffles name all 32), for a
+/// layout with 16-bit offsets (kWide; hi: their high bytes, offsetsHi) or 8-bit (hi unused).
+/// The high bytes are not in the view: a view one pointer longer made ptxas spill in the 8-bit
+/// paths (sm_90, 2026-11-27), and the GPU compiles one kernel each.
+template <bool kWide, class W>
+PENUMBRA_SPMV_HD void runTaskOf(W& w, const Offset8KernelView& v, std::uint32_t t, const double* x,
+                                double* y, const std::uint8_t* hi) {
   const bool lastTask = (std::uint64_t(t) + 1) * v.chunksPerTask >= v.nChunks &&
                         v.nSlices % SlicedOffset8::kChunk != 0;
-  if (v.segs) {
+  if constexpr (kWide) {  // never segmented (the encoder)
     if (lastTask)
-      runTaskAs<true, true>(w, v, t, x, y);
+      runTaskAs<true, false, true>(w, v, t, x, y, hi);
     else
-      runTaskAs<true, false>(w, v, t, x, y);
+      runTaskAs<true, false, false>(w, v, t, x, y, hi);
+  } else if (v.segs) {
+    if (lastTask)
+      runTaskAs<false, true, true>(w, v, t, x, y, hi);
+    else
+      runTaskAs<false, true, false>(w, v, t, x, y, hi);
   } else if (lastTask) {
-    runTaskAs<false, true>(w, v, t, x, y);
+    runTaskAs<false, false, true>(w, v, t, x, y, hi);
   } else {
-    runTaskAs<false, false>(w, v, t, x, y);
+    runTaskAs<false, false, false>(w, v, t, x, y, hi);
   }
 }
 

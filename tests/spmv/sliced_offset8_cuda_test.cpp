@@ -11,6 +11,7 @@
 // A failing case is written to a .pcsr file.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 
@@ -20,6 +21,7 @@
 #include "proton/proton_dose.hpp"
 #include "proton/proton_phantoms.hpp"
 #include "spmv/spmv.hpp"
+#include "spmv/synthetic.hpp"
 #include "spmv_test_matrices.hpp"
 #include "warp_emulator.hpp"
 
@@ -74,18 +76,21 @@ void checkOne(const HalfCsr& a, const std::string& what, const SlicedOffset8Opti
 
 /// 1, 4 and 8 chunks per task on A and on A with small-integer values, with the kernel compiled
 /// for 4 blocks per SM (the default), and 8 chunks with the one for 5 (same code, other registers);
-/// the tasks in the encoder's order, in groups of 8 rows by column and in index order.
+/// the tasks in the encoder's order, in groups of 8 rows by column and in index order; and the
+/// same with 16-bit offsets (the kernel's other instantiation) at 1 and 8 chunks.
 Seen checkSlicedOffset8(const HalfCsr& a, const std::string& name, std::uint32_t seed,
                         int repeats = 100) {
   Seen seen;
   struct Variant {
-    int chunks, blocks, groupRows;
+    int chunks, blocks, groupRows, offsetBits;
   };
-  for (const Variant& v : {Variant{1, 4, -1}, {4, 4, 8}, {8, 4, -1}, {8, 5, 0}}) {
-    const auto [chunks, blocks, groupRows] = v;
-    const SlicedOffset8Options o{chunks, 0, blocks, groupRows};
+  for (const Variant& v : {Variant{1, 4, -1, 8}, {4, 4, 8, 8}, {8, 4, -1, 8}, {8, 5, 0, 8},
+                           {1, 4, -1, 16}, {8, 4, 8, 16}, {8, 5, 0, 16}}) {
+    const auto [chunks, blocks, groupRows, offsetBits] = v;
+    const SlicedOffset8Options o{chunks, 0, blocks, groupRows, offsetBits};
     const std::string what = name + " (" + std::to_string(chunks) + " chunks per task, kernel b" +
-                             std::to_string(blocks) + ", task groups " + std::to_string(groupRows) + ")";
+                             std::to_string(blocks) + ", task groups " + std::to_string(groupRows) +
+                             ", " + std::to_string(offsetBits) + "-bit offsets)";
     checkOne(a, what, o, seed, repeats, seen);
     const HalfCsr ai = integerValued(a);
     std::vector<double> xi(std::size_t(a.cols)), ref(std::size_t(a.rows)), y(std::size_t(a.rows));
@@ -152,6 +157,31 @@ TEST(SpmvSlicedOffset8Cuda, AwkwardShapes) {
   checkSlicedOffset8(fromRows(300000, {sparse, sparse, {}, sparse}), "every entry its own segment", 311, 10);
   checkSlicedOffset8(randomCsr(3000, 500, 31, 41, true, 0.2), "rows shorter than 32", 312, 10);
   EXPECT_GT(checkSlicedOffset8(hugeRow(1000000), "one row of 1e6", 313, 10).split, 0);
+}
+
+// offsetBits 0 (the default): the device matrix takes 16 bits for a mostly segmented matrix on a
+// GPU with 16 B or more of DRAM bandwidth per SM clock, else 8, and its product is the
+// emulation's of that layout bit for bit.
+TEST(SpmvSlicedOffset8Cuda, OffsetBitsChosenByTheDeviceAndTheMatrix) {
+  REQUIRE_GPU();
+  const DeviceInfo dev = queryCudaDevices().front();
+  ASSERT_GT(dev.memoryBytesPerS, 1e11) << dev.name;
+  ASSERT_GT(dev.smClockHz, 1e8) << dev.name;
+  const double perSmClock = dev.memoryBytesPerS / (dev.smClockHz * dev.multiprocessors);
+  const HalfCsr dt = transpose(makeSyntheticDoseMatrix(scaled(prostate1Spec(), 1.0 / 64), 2));
+  ASSERT_GT(segmentedSliceShare(dt), 0.5);
+  const int bits = perSmClock >= kWideOffsetsBytesPerSmClock ? 16 : 8;
+  CudaSpmvMatrix dev8(dt, offset8Only());
+  EXPECT_EQ(dev8.describe(SpmvKernel::SlicedOffset8).variant.back() == 'w', bits == 16)
+      << dev.name << ": " << perSmClock << " B per SM clock";
+  const auto x = randomVector(dt.cols, 77);
+  std::vector<double> y(std::size_t(dt.rows)), emulated(std::size_t(dt.rows));
+  dev8.applyHost(x.data(), y.data(), SpmvKernel::SlicedOffset8);
+  SlicedOffset8Options o;
+  o.offsetBits = bits;
+  ASSERT_EQ(emulateSlicedOffset8(encodeSlicedOffset8(dt, o), x.data(), emulated.data()), 0);
+  EXPECT_EQ(0, std::memcmp(y.data(), emulated.data(), y.size() * sizeof(double)));
+  std::printf("%s: %.1f B per SM clock, %d-bit offsets chosen\n", dev.name.c_str(), perSmClock, bits);
 }
 
 TEST(SpmvSlicedOffset8Cuda, ProtonEngineMatrixAndEngineApi) {

@@ -28,6 +28,13 @@ void checkLayout(const S8& s, const HalfCsr& m, const std::string& what) {
   ASSERT_EQ(s.nChunks, (s.nSlices + 7) / 8);
   ASSERT_EQ(s.values.size(), std::size_t(s.nChunks * 256));
   ASSERT_EQ(s.offsetsLo.size(), std::size_t(s.nChunks * 256));
+  ASSERT_TRUE(s.offsetBits == 8 || s.offsetBits == 16);
+  ASSERT_EQ(s.offsetsHi.size(), s.offsetBits == 16 ? s.offsetsLo.size() : 0u);
+  if (s.offsetBits == 16) ASSERT_EQ(s.segmentedSlices, 0);  // a slice ends where one would start
+  const std::uint32_t span = std::uint32_t(S8::segmentSpan(s.offsetBits));
+  auto offsetAt = [&](std::size_t i) {
+    return s.offsetsLo[i] | (s.offsetsHi.empty() ? 0u : std::uint32_t(s.offsetsHi[i]) << 8);
+  };
   ASSERT_EQ(s.headers.size(), std::size_t(s.nChunks * 8));
   ASSERT_GE(s.segs.size(), 32u);
   for (std::size_t k = s.segs.size() - 32; k < s.segs.size(); ++k) ASSERT_EQ(s.segs[k], 0u);
@@ -56,20 +63,21 @@ void checkLayout(const S8& s, const HalfCsr& m, const std::string& what) {
       for (int l = 0; l < 32; ++l) {
         const std::size_t i = std::size_t(S8::at(k, l));
         const bool starts = (mask >> l) & 1u;
-        if (l > 0 && !starts && s.offsetsLo[i] == 0) padding = true;
+        if (l > 0 && !starts && offsetAt(i) == 0) padding = true;
         if (padding) {
           ASSERT_FALSE(starts) << "slice " << k << " position " << l << ": a segment in padding";
-          ASSERT_EQ(s.offsetsLo[i], 0) << "slice " << k << " position " << l;
+          ASSERT_EQ(offsetAt(i), 0u) << "slice " << k << " position " << l;
           ASSERT_EQ(s.values[i], 0) << "slice " << k << " position " << l;
           continue;
         }
-        if (starts) {  // greedy: a new segment only where the column is 256 past the last base
+        if (starts) {  // greedy: a new segment only where the column is `span` past the last base
           ASSERT_LT(at, s.segs.size() - 32);
-          ASSERT_GE(s.segs[at], segBase + 256) << "slice " << k << " position " << l;
+          ASSERT_GE(s.segs[at], segBase + span) << "slice " << k << " position " << l;
           segBase = s.segs[at++];
-          ASSERT_EQ(s.offsetsLo[i], 0) << "slice " << k << " position " << l;
+          ASSERT_EQ(offsetAt(i), 0u) << "slice " << k << " position " << l;
         }
-        const std::uint32_t next = segBase + s.offsetsLo[i];
+        ASSERT_LT(offsetAt(i), span) << "slice " << k << " position " << l;
+        const std::uint32_t next = segBase + offsetAt(i);
         if (l > 0) {
           ASSERT_GT(next, col) << "slice " << k << " position " << l;
         }
@@ -139,7 +147,8 @@ void checkLayout(const S8& s, const HalfCsr& m, const std::string& what) {
 }
 
 void expectRoundTrip(const HalfCsr& m, const std::string& name, const SlicedOffset8Options& o) {
-  const std::string what = name + " (" + std::to_string(o.chunksPerTask) + " chunks per task)";
+  const std::string what = name + " (" + std::to_string(o.chunksPerTask) + " chunks per task, " +
+                           std::to_string(o.offsetBits) + "-bit offsets)";
   const S8 s = encodeSlicedOffset8(m, o);
   checkLayout(s, m, what);
   ASSERT_NO_FATAL_FAILURE(expectSameCsr(decodeSlicedOffset8(s), m, what));
@@ -149,6 +158,11 @@ void expectRoundTrip(const HalfCsr& m, const std::string& name, const SlicedOffs
 
 void expectRoundTrips(const HalfCsr& m, const std::string& name) {
   for (int c : {1, 4, 8}) expectRoundTrip(m, name, {c, 2});
+  for (int c : {1, 8}) {
+    SlicedOffset8Options o{c, 2};
+    o.offsetBits = 16;
+    expectRoundTrip(m, name, o);
+  }
 }
 
 /// Gaps around the segment threshold (255 / 256) and beyond 2^24 in 2^24 + 100 columns: row 0
@@ -232,6 +246,48 @@ TEST(SpmvSlicedOffset8, SegmentsStartAtJumpsOf256AndSlicesEndBeforeAFifth) {
   EXPECT_EQ(s.nonEmptyRow, (std::vector<std::int32_t>{0, 2, 3, 4, 5, 6}));
   ASSERT_EQ(s.emptyRuns.size(), 1u);
   EXPECT_EQ(s.emptyRuns[0].first, 1);
+}
+
+TEST(SpmvSlicedOffset8, SixteenBitOffsetsNeedNoSegmentsBelow65536AndCutSlicesAbove) {
+  SlicedOffset8Options o{1, 1};
+  o.offsetBits = 16;
+  const S8 s = encodeSlicedOffset8(gapsIn2p24(), o);
+  EXPECT_EQ(s.segmentedSlices, 0);
+  EXPECT_EQ(s.segmentedChunks, 0);
+  EXPECT_EQ(s.segs.size(), std::size_t(S8::kAreaWords));  // only the zeros after the last area
+  // Row 0 {0, 2^24 + 5}: two slices; rows 2, 3 {0, 255} {0, 256}: one each, 256 in the high
+  // byte; row 4 (40 entries): 32 + 8; row 5: two; row 6 (spans 1201): one slice of six.
+  ASSERT_EQ(s.nSlices, 2 + 1 + 1 + 2 + 2 + 1);
+  EXPECT_EQ(s.offsetsLo[std::size_t(S8::at(3, 1))], 0);  // row 3, column 256
+  EXPECT_EQ(s.offsetsHi[std::size_t(S8::at(3, 1))], 1);
+  EXPECT_EQ(s.offsetsLo[std::size_t(S8::at(2, 1))], 255);
+  EXPECT_EQ(s.offsetsHi[std::size_t(S8::at(2, 1))], 0);
+  EXPECT_EQ(s.offsetsLo[std::size_t(S8::at(8, 5))], 1201 & 0xFF);
+  EXPECT_EQ(s.offsetsHi[std::size_t(S8::at(8, 5))], 1201 >> 8);
+  const SlicedOffset8Bytes b8 = slicedOffset8Bytes(encodeSlicedOffset8(gapsIn2p24(), {1, 1})),
+                           b16 = slicedOffset8Bytes(s);
+  EXPECT_EQ(b16.offsets, 2.0 * double(s.nChunks) * S8::kChunkEntries);
+  EXPECT_EQ(b16.segments, 0.0);
+  EXPECT_GT(b8.segments, 0.0);
+  o.offsetBits = 12;
+  EXPECT_THROW(encodeSlicedOffset8(gapsIn2p24(), o), Error);
+}
+
+TEST(SpmvSlicedOffset8, SixteenBitsChosenForMostlySegmentedMatricesOnBandwidthRichGpus) {
+  const HalfCsr d = makeSyntheticDoseMatrix(scaled(prostate1Spec(), 1.0 / 64), 2);
+  const HalfCsr dt = transpose(d);
+  for (const HalfCsr* m : {&d, &dt}) {
+    const S8 s = encodeSlicedOffset8(*m, {4, 2});
+    EXPECT_EQ(s.offsetBits, 8);  // the encoder alone takes 8
+    EXPECT_DOUBLE_EQ(segmentedSliceShare(*m, 3), double(s.segmentedSlices) / double(s.nSlices));
+  }
+  const double shareD = segmentedSliceShare(d), shareDt = segmentedSliceShare(dt);
+  EXPECT_LT(shareD, 0.5);   // a dose matrix's voxel rows: narrow spans
+  EXPECT_GT(shareDt, 0.5);  // its spot rows: jumps between voxel lines
+  EXPECT_EQ(chooseOffsetBits(18.7, shareDt), 16);  // H200 (theoretical bytes per SM clock)
+  EXPECT_EQ(chooseOffsetBits(18.7, shareD), 8);
+  EXPECT_EQ(chooseOffsetBits(12.8, shareDt), 8);   // H100 SXM
+  EXPECT_EQ(chooseOffsetBits(0.0, 1.0), 8);        // unknown bandwidth
 }
 
 TEST(SpmvSlicedOffset8, TasksOfLongRowsAreOrderedByColumnInGroupsOfRows) {

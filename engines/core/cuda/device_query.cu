@@ -58,6 +58,13 @@ bool deviceProperties(int d, DeviceProperties& out) {
     p.info.l2CacheBytes = std::size_t(prop.l2CacheSize);
     p.info.sharedMemPerBlockOptin = prop.sharedMemPerBlockOptin;
     p.info.maxThreadsPerMultiprocessor = prop.maxThreadsPerMultiProcessor;
+    int memKHz = 0, busBits = 0, smKHz = 0;
+    if (cudaDeviceGetAttribute(&memKHz, cudaDevAttrMemoryClockRate, d) == cudaSuccess &&
+        cudaDeviceGetAttribute(&busBits, cudaDevAttrGlobalMemoryBusWidth, d) == cudaSuccess)
+      p.info.memoryBytesPerS = 2.0 * double(memKHz) * 1e3 * double(busBits) / 8.0;
+    if (cudaDeviceGetAttribute(&smKHz, cudaDevAttrClockRate, d) == cudaSuccess)
+      p.info.smClockHz = double(smKHz) * 1e3;
+    (void)cudaGetLastError();
   }
   const std::lock_guard<std::mutex> lock(propertiesMutex);
   out = propertiesCache.emplace(d, std::move(p)).first->second;

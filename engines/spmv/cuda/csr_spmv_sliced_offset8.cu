@@ -7,7 +7,9 @@
 // __launch_bounds__(256, kMinBlocks), compiled for 4 and 5 blocks an SM (SlicedOffset8Options::
 // minBlocksPerSm). ptxas, sm_90 (sixteenth session: four task variants, running stream
 // pointers, row ends in pairs): 64 registers and 8 B of spills at 4 (50 % occupancy; the spill is
-// in the variant with segmented slices), 48 registers and 320 B of spills at 5. At 4 the kernel was ahead
+// in the variant with segmented slices), 48 registers and 320 B of spills at 5. The kernel for
+// 16-bit offsets (seventeenth session) is a separate instantiation: 64 registers, 4 B of spills
+// at 4. At 4 the kernel was ahead
 // in every case when it was measured against 5 (one H200, 2026-11-27, eleventh session: liver-1
 // D w 1.55 against 2.18 ms); docs/spmv-notes.md, "Eleventh session" and "Thirteenth session".
 // Task i of the grid is taskOrder[i] when the layout has an order (transposes: a block's warps
@@ -67,10 +69,10 @@ struct DeviceWarp {
   }
 };
 
-template <int kMinBlocks>
-__global__ void __launch_bounds__(kBlock, kMinBlocks)
-    csr_spmv_sliced_offset8(const Offset8KernelView v, const double* __restrict__ x,
-                            double* __restrict__ y) {
+/// The warps' work: tasks, then runs of empty rows. hi: the high offset bytes (kWide).
+template <bool kWide>
+__device__ __forceinline__ void runWarp(const Offset8KernelView& v, const double* __restrict__ x,
+                                        double* __restrict__ y, const std::uint8_t* hi) {
   // Every block has started: the split-row launch may be scheduled now (it waits for this grid's
   // end and memory before it reads anything), so its launch overlaps this grid's last wave.
   asm volatile("griddepcontrol.launch_dependents;");
@@ -79,11 +81,28 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks)
   DeviceWarp w{int(threadIdx.x & 31)};
   if (blockIdx.x < taskBlocks) {
     const std::uint64_t i = std::uint64_t(blockIdx.x) * kWarps + warp;
-    if (i < v.nTasks) so::runTask(w, v, v.taskOrder ? v.taskOrder[i] : std::uint32_t(i), x, y);
+    if (i < v.nTasks)
+      so::runTaskOf<kWide>(w, v, v.taskOrder ? v.taskOrder[i] : std::uint32_t(i), x, y, hi);
     return;
   }
   const std::uint64_t i = (blockIdx.x - taskBlocks) * kWarps + warp;
   if (i < v.nEmpty) so::writeEmptyRun(w, v, std::uint32_t(i), y);
+}
+
+/// 8-bit offsets.
+template <int kMinBlocks>
+__global__ void __launch_bounds__(kBlock, kMinBlocks)
+    csr_spmv_sliced_offset8(const Offset8KernelView v, const double* __restrict__ x,
+                            double* __restrict__ y) {
+  runWarp<false>(v, x, y, nullptr);
+}
+
+/// 16-bit offsets, high bytes at hi (a kernel of its own: see runTaskOf).
+template <int kMinBlocks>
+__global__ void __launch_bounds__(kBlock, kMinBlocks)
+    csr_spmv_sliced_offset8_wide(const Offset8KernelView v, const double* __restrict__ x,
+                                 double* __restrict__ y, const std::uint8_t* __restrict__ hi) {
+  runWarp<true>(v, x, y, hi);
 }
 
 __global__ void __launch_bounds__(kBlock)
@@ -96,12 +115,22 @@ __global__ void __launch_bounds__(kBlock)
 }
 
 using KernelFn = void (*)(const Offset8KernelView, const double*, double*);
+using WideKernelFn = void (*)(const Offset8KernelView, const double*, double*, const std::uint8_t*);
 
-KernelFn pick(const Offset8KernelView& v) {
-  if (v.minBlocksPerSm == 4) return &csr_spmv_sliced_offset8<4>;
-  if (v.minBlocksPerSm == 5) return &csr_spmv_sliced_offset8<5>;
+void checkBlocks(const Offset8KernelView& v) {
+  if (v.minBlocksPerSm == 4 || v.minBlocksPerSm == 5) return;
   PENUMBRA_THROW(InvalidArgument, "csr_spmv_sliced_offset8: compiled for 4 or 5 blocks per SM, not " +
                                       std::to_string(v.minBlocksPerSm));
+}
+
+KernelFn pick(const Offset8KernelView& v) {
+  checkBlocks(v);
+  return v.minBlocksPerSm == 4 ? &csr_spmv_sliced_offset8<4> : &csr_spmv_sliced_offset8<5>;
+}
+
+WideKernelFn pickWide(const Offset8KernelView& v) {
+  checkBlocks(v);
+  return v.minBlocksPerSm == 4 ? &csr_spmv_sliced_offset8_wide<4> : &csr_spmv_sliced_offset8_wide<5>;
 }
 
 std::uint64_t gridOf(const Offset8KernelView& v) {
@@ -111,17 +140,20 @@ std::uint64_t gridOf(const Offset8KernelView& v) {
 
 }  // namespace
 
-LaunchShape slicedOffset8Shape(const Offset8KernelView& v) {
+LaunchShape slicedOffset8Shape(const Offset8KernelView& v, const std::uint8_t* hi) {
   return {int(std::min<std::uint64_t>(gridOf(v), INT32_MAX)), kBlock,
-          reinterpret_cast<const void*>(pick(v))};
+          hi ? reinterpret_cast<const void*>(pickWide(v)) : reinterpret_cast<const void*>(pick(v))};
 }
 
-void launchSlicedOffset8(const Offset8KernelView& v, const double* x, double* y,
-                         cudaStream_t stream) {
+void launchSlicedOffset8(const Offset8KernelView& v, const std::uint8_t* hi, const double* x,
+                         double* y, cudaStream_t stream) {
   const std::uint64_t grid = gridOf(v);
   PENUMBRA_REQUIRE(grid <= INT32_MAX, Unsupported, "csr_spmv_sliced_offset8: too many tasks");
   if (grid == 0) return;
-  pick(v)<<<unsigned(grid), kBlock, 0, stream>>>(v, x, y);
+  if (hi)
+    pickWide(v)<<<unsigned(grid), kBlock, 0, stream>>>(v, x, y, hi);
+  else
+    pick(v)<<<unsigned(grid), kBlock, 0, stream>>>(v, x, y);
   PENUMBRA_CUDA_CHECK_LAUNCH("csr_spmv_sliced_offset8");
   if (v.nSplit == 0) return;
   // Programmatic dependent launch (sm_90): the second kernel is launched while the first one's

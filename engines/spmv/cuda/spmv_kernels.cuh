@@ -50,7 +50,10 @@ void launchSegmentedSteps(const StepKernelView& v, int stepBits, int lanesPerGro
 
 /// Launches csr_spmv_sliced_offset8 and, when rows are cut between tasks, the kernel that adds
 /// their pieces.
-LaunchShape slicedOffset8Shape(const Offset8KernelView& v);
-void launchSlicedOffset8(const Offset8KernelView& v, const double* x, double* y, cudaStream_t stream);
+/// hi: the high offset bytes of a layout with 16-bit offsets (DeviceSlicedOffset8::offsetsHi()),
+/// null at 8 bits.
+LaunchShape slicedOffset8Shape(const Offset8KernelView& v, const std::uint8_t* hi);
+void launchSlicedOffset8(const Offset8KernelView& v, const std::uint8_t* hi, const double* x,
+                         double* y, cudaStream_t stream);
 
 }  // namespace penumbra::spmv::cuda
