@@ -110,8 +110,10 @@ SpmvMemoryEstimate estimateDeviceBytes(std::int64_t rows, std::int64_t cols, std
   // entries of rows padded to groups of 8 (2 B value + 1 B step at most), every step an escape
   // (4 B, a bound, not a case), 12 B of row starts per row, 32 B per task of at least 32 groups
   // (record and two sums) or per row. offset8: a slice holds 4 entries or more but at a row's
-  // end (it ends early only before a fifth segment), so at most nnz / 4 + r slices in chunks of
-  // 8, each chunk 256 x 3 B of values and offsets, 32 B of headers, an area of at most 32 words,
+  // end (it ends early only before a fifth segment; at 16 offset bits, chosen only where it needs
+  // no more slices, before a column 65536 past its first), so at most nnz / 4 + r slices in
+  // chunks of 8, each chunk 256 x 4 B of values and offsets at most, 32 B of headers, an area of
+  // at most 32 words,
   // and at most one task (12 B record, 16 B of sums, 4 B of order); 4 B per row. The worst case
   // (every entry its own segment) is 8 times the padding of full slices: a bound, not a case.
   auto one = [&](std::int64_t r) {
@@ -127,7 +129,7 @@ SpmvMemoryEstimate estimateDeviceBytes(std::int64_t rows, std::int64_t cols, std
     }
     if (layouts.offset8) {
       const double chunks = (double(nnz) / 4 + double(r)) / 8 + 1;
-      b += chunks * (768.0 + 32.0 + 128.0 + 32.0) + 128.0 + 4.0 * double(r);
+      b += chunks * (1024.0 + 32.0 + 128.0 + 32.0) + 128.0 + 4.0 * double(r);
     }
     return b;
   };

@@ -117,8 +117,10 @@ SlicedOffset8 encodeSlicedOffset8(const HalfCsr& m, const SlicedOffset8Options& 
 
   // Pass 2: headers, values, offsets and each slice's segment mask (padding stays 0).
   s.values.assign(std::size_t(s.nChunks * S8::kChunkEntries), 0);
-  s.offsetsLo.assign(std::size_t(s.nChunks * S8::kChunkEntries), 0);
-  if (s.offsetBits == 16) s.offsetsHi.assign(s.offsetsLo.size(), 0);
+  if (s.offsetBits == 16)
+    s.offsets16.assign(std::size_t(s.nChunks * S8::kChunkEntries), 0);
+  else
+    s.offsetsLo.assign(std::size_t(s.nChunks * S8::kChunkEntries), 0);
   s.headers.assign(std::size_t(s.nChunks * S8::kChunk), 0);
   std::vector<std::uint32_t> masks(std::size_t(s.nChunks * S8::kChunk), 0);
   blocks(nRows, kRowBlock, threads, [&](std::int64_t o0, std::int64_t o1) {
@@ -135,8 +137,10 @@ SlicedOffset8 encodeSlicedOffset8(const HalfCsr& m, const SlicedOffset8Options& 
           if ((mask >> l) & 1u) base = std::uint32_t(m.colIdx[std::size_t(e + l)]);
           s.values[i] = m.values[std::size_t(e + l)];
           const std::uint32_t off = std::uint32_t(m.colIdx[std::size_t(e + l)]) - base;
-          s.offsetsLo[i] = std::uint8_t(off);
-          if (!s.offsetsHi.empty()) s.offsetsHi[i] = std::uint8_t(off >> 8);
+          if (s.offsetBits == 16)
+            s.offsets16[i] = std::uint16_t(off);
+          else
+            s.offsetsLo[i] = std::uint8_t(off);
         }
         ++slice;
       });
@@ -209,30 +213,36 @@ SlicedOffset8 encodeSlicedOffset8(const HalfCsr& m, const SlicedOffset8Options& 
   return s;
 }
 
-double segmentedSliceShare(const HalfCsr& m, int threads) {
-  const std::int64_t rows = m.rows;
+SliceCounts countSlices(const HalfCsr& m, int threads) {
   constexpr std::int64_t kRowBlock = 4096;
-  const std::size_t nBlocks = std::size_t((rows + kRowBlock - 1) / kRowBlock);
-  std::vector<std::int64_t> slices(nBlocks, 0), segmented(nBlocks, 0);
+  const std::size_t nBlocks = std::size_t((m.rows + kRowBlock - 1) / kRowBlock);
+  std::vector<SliceCounts> part(nBlocks);
   parallelFor(nBlocks, resolveThreads(threads), {}, [&](std::size_t b, int) {
-    const std::int64_t r1 = std::min(rows, std::int64_t(b + 1) * kRowBlock);
-    for (std::int64_t r = std::int64_t(b) * kRowBlock; r < r1; ++r)
+    SliceCounts& c = part[b];
+    const std::int64_t r1 = std::min(m.rows, std::int64_t(b + 1) * kRowBlock);
+    for (std::int64_t r = std::int64_t(b) * kRowBlock; r < r1; ++r) {
       forEachSlice(m, r, S8::segmentSpan(8), S8::kMaxSegments,
                    [&](std::int64_t, int, std::uint32_t mask) {
-                     ++slices[b];
-                     segmented[b] += mask != 0;
+                     ++c.slices8;
+                     c.segmented8 += mask != 0;
                    });
+      forEachSlice(m, r, S8::segmentSpan(16), 1, [&](std::int64_t, int, std::uint32_t) { ++c.slices16; });
+    }
   });
-  std::int64_t n = 0, seg = 0;
-  for (std::size_t b = 0; b < nBlocks; ++b) {
-    n += slices[b];
-    seg += segmented[b];
+  SliceCounts all;
+  for (const SliceCounts& c : part) {
+    all.slices8 += c.slices8;
+    all.segmented8 += c.segmented8;
+    all.slices16 += c.slices16;
   }
-  return n > 0 ? double(seg) / double(n) : 0.0;
+  return all;
 }
 
-int chooseOffsetBits(double bytesPerSmClock, double segmentedShare) {
-  return bytesPerSmClock >= kWideOffsetsBytesPerSmClock && segmentedShare > 0.5 ? 16 : 8;
+int chooseOffsetBits(double bytesPerSmClock, const SliceCounts& c) {
+  return bytesPerSmClock >= kWideOffsetsBytesPerSmClock && 2 * c.segmented8 > c.slices8 &&
+                 c.slices16 <= c.slices8
+             ? 16
+             : 8;
 }
 
 namespace {
@@ -263,8 +273,7 @@ void decodeSlices(const S8& s, std::int64_t s0, std::int64_t s1, std::uint32_t o
       const std::size_t i = std::size_t(S8::at(k, l));
       const bool starts = (mask >> l) & 1u;
       if (starts) base = s.segs[at++];
-      const std::uint32_t off =
-          s.offsetsLo[i] | (s.offsetsHi.empty() ? 0u : std::uint32_t(s.offsetsHi[i]) << 8);
+      const std::uint32_t off = s.offsetAt(std::int64_t(i));
       if (l > 0 && !starts && off == 0) break;  // padding: see the layout
       entry(ord, base + off, s.values[i]);
     }
@@ -329,7 +338,8 @@ SlicedOffset8Bytes slicedOffset8Bytes(const SlicedOffset8& s) {
 }
 
 double slicedOffset8DeviceBytes(const SlicedOffset8& s) {
-  return 3.0 * double(s.values.size()) + double(s.offsetsHi.size()) +
+  return 2.0 * double(s.values.size()) + double(s.offsetsLo.size()) +
+         2.0 * double(s.offsets16.size()) +
          4.0 * double(s.headers.size() + s.segs.size() + s.nonEmptyRow.size() + s.taskOrder.size()) +
          double(sizeof(Offset8Task)) * double(s.tasks.size()) + 16.0 * double(s.tasks.size()) +
          12.0 * double(s.splitRows.size()) + 8.0 * double(s.emptyRuns.size());

@@ -15,9 +15,9 @@
 /// Layout (all of it is what the kernel reads):
 /// - Segments: a slice's entries in runs whose columns lie less than 256 past the run's first
 ///   (greedy over the ascending columns); offset = column - first column of its segment. With
-///   16 offset bits (SlicedOffset8Options::offsetBits) each entry's offset has a high byte in
-///   offsetsHi, interleaved as offsetsLo, and a slice has one segment: it ends early where a
-///   column is 65536 or more past its first. A slice
+///   16 offset bits (SlicedOffset8Options::offsetBits) the offsets are in offsets16 (two bytes
+///   an entry, interleaved as the values; offsetsLo is empty) and a slice has one segment: it
+///   ends early where a column is 65536 or more past its first. A slice
 ///   holds up to 32 consecutive entries of a row and at most kMaxSegments segments: it ends early
 ///   where a fifth segment would start. (Until 2026-11-27 a slice spanning 256 columns or more was
 ///   "wide" and carried 16 more bits per entry: 64 B a slice; a dose matrix's transpose has jumps
@@ -81,7 +81,7 @@ struct SlicedOffset8Options {
   /// the average non-empty row spans two tasks or more, else 0.
   int taskGroupRows = -1;
   /// Bits of column offset an entry: 8 (segments where a column is 256 or more past the
-  /// segment's first) or 16 (a second byte an entry, offsetsHi; no segments). The
+  /// segment's first) or 16 (offsets16: two bytes an entry, no segments). The
   /// dose matrices' transposes need segments in 69-73 % of their slices at 8 bits and in none at
   /// 16 (prostate-1, liver-1/16, proton-hn; 2026-11-27): one more byte a non-zero for a gather
   /// path without segment bases (shuffles and popcounts).
@@ -106,8 +106,8 @@ struct SlicedOffset8 {
   int offsetBits = 8;      ///< 8 or 16 (SlicedOffset8Options::offsetBits)
   std::int64_t nSlices = 0, nChunks = 0, segmentedSlices = 0, segmentedChunks = 0;
   std::vector<std::uint16_t> values;         ///< nChunks * 256, interleaved
-  std::vector<std::uint8_t> offsetsLo;       ///< nChunks * 256, interleaved
-  std::vector<std::uint8_t> offsetsHi;       ///< high bytes, as offsetsLo; empty at 8 bits
+  std::vector<std::uint8_t> offsetsLo;       ///< nChunks * 256, interleaved; empty at 16 bits
+  std::vector<std::uint16_t> offsets16;      ///< nChunks * 256, interleaved; empty at 8 bits
   std::vector<std::uint32_t> headers;        ///< nChunks * 8
   std::vector<std::uint32_t> segs;           ///< areas of the segmented chunks, then 32 zeros
   std::vector<std::int32_t> nonEmptyRow;
@@ -119,7 +119,12 @@ struct SlicedOffset8 {
   std::int64_t nonEmptyRows() const { return std::int64_t(nonEmptyRow.size()); }
   /// Columns a segment spans at most: 256 at 8 offset bits, 65536 at 16.
   static std::int64_t segmentSpan(int offsetBits) { return std::int64_t(1) << offsetBits; }
-  /// Index of position l of slice s in values / offsetsLo.
+  /// The column offset stored at index i (of at()), 8- or 16-bit.
+  std::uint32_t offsetAt(std::int64_t i) const {
+    return offsets16.empty() ? std::uint32_t(offsetsLo[std::size_t(i)])
+                             : std::uint32_t(offsets16[std::size_t(i)]);
+  }
+  /// Index of position l of slice s in values / offsetsLo / offsets16.
   static std::int64_t at(std::int64_t s, int l) {
     return (s / kChunk) * kChunkEntries + std::int64_t(l) * kChunk + s % kChunk;
   }
@@ -133,17 +138,22 @@ SlicedOffset8 encodeSlicedOffset8(const HalfCsr& m, const SlicedOffset8Options& 
 /// The HalfCsr back, exactly (rows in order, entries in column order, same bits and scale).
 HalfCsr decodeSlicedOffset8(const SlicedOffset8& s);
 
-/// Share of the slices that the 8-bit layout of m segments (a pass over the columns, no encoding).
-double segmentedSliceShare(const HalfCsr& m, int threads = 0);
+/// Slices of m at 8 offset bits (and how many of them segmented) and at 16: a pass over the
+/// columns, no encoding.
+struct SliceCounts {
+  std::int64_t slices8 = 0, segmented8 = 0, slices16 = 0;
+};
+SliceCounts countSlices(const HalfCsr& m, int threads = 0);
 
 /// Offset bits for m on a GPU that moves `bytesPerSmClock` of DRAM bandwidth per SM and clock
-/// (theoretical): 16 where the GPU has the bandwidth to spare (>= 16 B: an H200, 18.7; an H100
-/// SXM, 12.8) and the 8-bit layout would segment more than half the slices (the dose matrices'
-/// transposes), else 8. Measured in one call each (2026-11-27, docs/benchmarks.md): 16 bits took
+/// (theoretical): 16 where the GPU has the bandwidth to spare (>= 16 B: an H200, 18.4; an H100
+/// SXM, 12.8), the 8-bit layout would segment more than half the slices (the dose matrices'
+/// transposes) and the 16-bit one needs no more slices (columns 65536 apart would cut it into
+/// slices of one entry), else 8. Measured in one call each (2026-11-27, docs/benchmarks.md): 16 bits took
 /// prostate-1 D^T r from 0.129-0.131 to 0.116-0.118 ms and liver-1 D^T r from 1.852 to 1.581 ms
 /// on an H200, and made every product 4-26 % slower on an H100 and the others slower on the H200.
 constexpr double kWideOffsetsBytesPerSmClock = 16.0;
-int chooseOffsetBits(double bytesPerSmClock, double segmentedShare);
+int chooseOffsetBits(double bytesPerSmClock, const SliceCounts& counts);
 
 /// The CPU reference on the encoded matrix: every row summed left to right in double, then
 /// scaled, as multiplyCpu() (so the two agree bit for bit).

@@ -75,8 +75,8 @@ using warp::warpSum;
 /// One chunk as lane l holds it.
 struct Chunk {
   std::uint32_t val[4];  ///< fp16 bits of position l of slices 0..7
-  std::uint32_t lo[2];   ///< low offset bytes of position l of slices 0..7
-  std::uint32_t hi[2];   ///< high offset bytes (16-bit offsets only)
+  std::uint32_t lo[2];   ///< 8-bit offsets of position l of slices 0..7
+  std::uint32_t off16[4];  ///< 16-bit offsets of position l of slices 0..7 (16-bit layouts)
   std::uint32_t hdr;     ///< header of slice l % 8
   std::uint32_t area;    ///< word l of the chunk's area (when it has one)
 };
@@ -87,30 +87,32 @@ struct Chunk {
 struct StreamCursor {
   const std::uint16_t* values;
   const std::uint8_t* offsetsLo;
-  const std::uint8_t* offsetsHi;  ///< null at 8 bits
+  const std::uint16_t* offsets16;  ///< null at 8 bits
   const std::uint32_t* headers;
 };
 
 template <bool kWide, class W>
 PENUMBRA_SPMV_HD StreamCursor cursorAt(W& w, const Offset8KernelView& v, std::uint64_t c,
-                                       const std::uint8_t* hi) {
+                                       const std::uint16_t* off16) {
   const std::uint64_t i =
       c * SlicedOffset8::kChunkEntries + std::uint64_t(w.lane()) * SlicedOffset8::kChunk;
-  return {v.values + i, v.offsetsLo + i, kWide ? hi + i : nullptr,
+  return {v.values + i, kWide ? nullptr : v.offsetsLo + i, kWide ? off16 + i : nullptr,
           v.headers + c * SlicedOffset8::kChunk + std::uint64_t(w.lane() & 7)};
 }
 
 template <bool kWide, class W>
 PENUMBRA_SPMV_HD void loadChunk(W& w, StreamCursor& at, Chunk& k) {
   w.loadStream(at.values, k.val);
-  w.loadStream(at.offsetsLo, k.lo);
-  if constexpr (kWide) {
-    w.loadStream(at.offsetsHi, k.hi);
-    at.offsetsHi += SlicedOffset8::kChunkEntries;
-  }
+  if constexpr (kWide)
+    w.loadStream(at.offsets16, k.off16);
+  else
+    w.loadStream(at.offsetsLo, k.lo);
   k.hdr = w.loadStream(at.headers);
   at.values += SlicedOffset8::kChunkEntries;
-  at.offsetsLo += SlicedOffset8::kChunkEntries;
+  if constexpr (kWide)
+    at.offsets16 += SlicedOffset8::kChunkEntries;
+  else
+    at.offsetsLo += SlicedOffset8::kChunkEntries;
   at.headers += SlicedOffset8::kChunk;
 }
 
@@ -120,7 +122,7 @@ PENUMBRA_SPMV_HD void loadChunk(W& w, StreamCursor& at, Chunk& k) {
 /// base k = (segment starts at or before l in mask j) from word 7 + (bases of slices 0..j-1) + k
 /// of the area; k = 0: the header's. The running count replaced a 3-step warp scan whose
 /// shuffles stalled every chunk (ncu source counters, H100, 2026-11-27). kPartial: slices
-/// nValid..7 are padding (x taken as 0). kWide: 16-bit offsets (low and high bytes).
+/// nValid..7 are padding (x taken as 0). kWide: 16-bit offsets.
 template <bool kWide, bool kSegmented, bool kPartial, class W>
 PENUMBRA_SPMV_HD std::uint32_t gatherChunk(W& w, const Chunk& cur, std::uint32_t hdrBase,
                                            std::uint32_t atOrBelow, int nValid, const double* x,
@@ -136,9 +138,11 @@ PENUMBRA_SPMV_HD std::uint32_t gatherChunk(W& w, const Chunk& cur, std::uint32_t
       if (k) base = b;
       at += popc32(mask);
     }
-    const int sh = 8 * (j & 3);
-    std::uint32_t off = (cur.lo[j >> 2] >> sh) & 0xFFu;
-    if constexpr (kWide) off |= ((cur.hi[j >> 2] >> sh) & 0xFFu) << 8;
+    std::uint32_t off;
+    if constexpr (kWide)
+      off = (cur.off16[j >> 1] >> (16 * (j & 1))) & 0xFFFFu;
+    else
+      off = (cur.lo[j >> 2] >> (8 * (j & 3))) & 0xFFu;
     const std::uint32_t col = base + off;
     if constexpr (kPartial)
       xv[j] = j < nValid ? w.gatherX(x, col) : 0.0;
@@ -177,14 +181,14 @@ PENUMBRA_SPMV_HD void sumPair(W& w, const Offset8KernelView& v, std::uint32_t t,
   writeRowSum(v, t, upper ? db : da, s, y, (w.lane() & 15) == 0);
 }
 
-/// Task t of v, by the 32 lanes of w, for a layout with 16-bit offsets (kWide: high bytes at hi)
+/// Task t of v, by the 32 lanes of w, for a layout with 16-bit offsets (kWide: at off16)
 /// or 8-bit, with
 /// (kSegs) or without segmented slices and a task that holds the matrix's partial last chunk
 /// (kLastTask) or not: all are the same for every lane, so the common case carries no test of
 /// any (the high bytes, the area loads, the partial chunk).
 template <bool kWide, bool kSegs, bool kLastTask, class W>
 PENUMBRA_SPMV_HD void runTaskAs(W& w, const Offset8KernelView& v, std::uint32_t t,
-                                const double* x, double* y, const std::uint8_t* hi) {
+                                const double* x, double* y, const std::uint16_t* off16) {
   using S8 = SlicedOffset8;
   const int lane = w.lane();
   const std::uint32_t atOrBelow = (2u << lane) - 1u;  // lanes 0..lane (lane 31: all)
@@ -202,7 +206,7 @@ PENUMBRA_SPMV_HD void runTaskAs(W& w, const Offset8KernelView& v, std::uint32_t 
   double pend = 0.0;
   std::uint32_t pendDest = kNoRow;
   std::uint32_t areaAt = task.segBegin;
-  StreamCursor at = cursorAt<kWide>(w, v, c0, hi);
+  StreamCursor at = cursorAt<kWide>(w, v, c0, off16);
   // Chunk k of the task, whose loads were issued before; issues chunk k + 1's into `next` (two
   // chunks in flight; the caller alternates two Chunk variables, so nothing is copied).
   auto step = [&](std::uint32_t k, const Chunk& cur, Chunk& next) {
@@ -286,28 +290,28 @@ PENUMBRA_SPMV_HD void runTaskAs(W& w, const Offset8KernelView& v, std::uint32_t 
 }
 
 /// Task t of v, by the 32 lanes of w (every lane must call it: the shuffles name all 32), for a
-/// layout with 16-bit offsets (kWide; hi: their high bytes, offsetsHi) or 8-bit (hi unused).
-/// The high bytes are not in the view: a view one pointer longer made ptxas spill in the 8-bit
-/// paths (sm_90, 2026-11-27), and the GPU compiles one kernel each.
+/// layout with 16-bit offsets (kWide; off16: SlicedOffset8::offsets16) or 8-bit (off16 unused).
+/// The 16-bit offsets are not in the view: a view one pointer longer made ptxas spill in the
+/// 8-bit paths (sm_90, 2026-11-27), and the GPU compiles one kernel each.
 template <bool kWide, class W>
 PENUMBRA_SPMV_HD void runTaskOf(W& w, const Offset8KernelView& v, std::uint32_t t, const double* x,
-                                double* y, const std::uint8_t* hi) {
+                                double* y, const std::uint16_t* off16) {
   const bool lastTask = (std::uint64_t(t) + 1) * v.chunksPerTask >= v.nChunks &&
                         v.nSlices % SlicedOffset8::kChunk != 0;
   if constexpr (kWide) {  // never segmented (the encoder)
     if (lastTask)
-      runTaskAs<true, false, true>(w, v, t, x, y, hi);
+      runTaskAs<true, false, true>(w, v, t, x, y, off16);
     else
-      runTaskAs<true, false, false>(w, v, t, x, y, hi);
+      runTaskAs<true, false, false>(w, v, t, x, y, off16);
   } else if (v.segs) {
     if (lastTask)
-      runTaskAs<false, true, true>(w, v, t, x, y, hi);
+      runTaskAs<false, true, true>(w, v, t, x, y, off16);
     else
-      runTaskAs<false, true, false>(w, v, t, x, y, hi);
+      runTaskAs<false, true, false>(w, v, t, x, y, off16);
   } else if (lastTask) {
-    runTaskAs<false, false, true>(w, v, t, x, y, hi);
+    runTaskAs<false, false, true>(w, v, t, x, y, off16);
   } else {
-    runTaskAs<false, false, false>(w, v, t, x, y, hi);
+    runTaskAs<false, false, false>(w, v, t, x, y, off16);
   }
 }
 

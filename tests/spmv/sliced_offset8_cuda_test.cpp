@@ -169,7 +169,9 @@ TEST(SpmvSlicedOffset8Cuda, OffsetBitsChosenByTheDeviceAndTheMatrix) {
   ASSERT_GT(dev.smClockHz, 1e8) << dev.name;
   const double perSmClock = dev.memoryBytesPerS / (dev.smClockHz * dev.multiprocessors);
   const HalfCsr dt = transpose(makeSyntheticDoseMatrix(scaled(prostate1Spec(), 1.0 / 64), 2));
-  ASSERT_GT(segmentedSliceShare(dt), 0.5);
+  const SliceCounts counts = countSlices(dt);
+  ASSERT_GT(2 * counts.segmented8, counts.slices8);
+  ASSERT_LE(counts.slices16, counts.slices8);
   const int bits = perSmClock >= kWideOffsetsBytesPerSmClock ? 16 : 8;
   CudaSpmvMatrix dev8(dt, offset8Only());
   EXPECT_EQ(dev8.describe(SpmvKernel::SlicedOffset8).variant.back() == 'w', bits == 16)

@@ -27,14 +27,12 @@ void checkLayout(const S8& s, const HalfCsr& m, const std::string& what) {
   SCOPED_TRACE(what);
   ASSERT_EQ(s.nChunks, (s.nSlices + 7) / 8);
   ASSERT_EQ(s.values.size(), std::size_t(s.nChunks * 256));
-  ASSERT_EQ(s.offsetsLo.size(), std::size_t(s.nChunks * 256));
   ASSERT_TRUE(s.offsetBits == 8 || s.offsetBits == 16);
-  ASSERT_EQ(s.offsetsHi.size(), s.offsetBits == 16 ? s.offsetsLo.size() : 0u);
+  ASSERT_EQ(s.offsetsLo.size(), s.offsetBits == 8 ? std::size_t(s.nChunks * 256) : 0u);
+  ASSERT_EQ(s.offsets16.size(), s.offsetBits == 16 ? std::size_t(s.nChunks * 256) : 0u);
   if (s.offsetBits == 16) ASSERT_EQ(s.segmentedSlices, 0);  // a slice ends where one would start
   const std::uint32_t span = std::uint32_t(S8::segmentSpan(s.offsetBits));
-  auto offsetAt = [&](std::size_t i) {
-    return s.offsetsLo[i] | (s.offsetsHi.empty() ? 0u : std::uint32_t(s.offsetsHi[i]) << 8);
-  };
+  auto offsetAt = [&](std::size_t i) { return s.offsetAt(std::int64_t(i)); };
   ASSERT_EQ(s.headers.size(), std::size_t(s.nChunks * 8));
   ASSERT_GE(s.segs.size(), 32u);
   for (std::size_t k = s.segs.size() - 32; k < s.segs.size(); ++k) ASSERT_EQ(s.segs[k], 0u);
@@ -258,12 +256,10 @@ TEST(SpmvSlicedOffset8, SixteenBitOffsetsNeedNoSegmentsBelow65536AndCutSlicesAbo
   // Row 0 {0, 2^24 + 5}: two slices; rows 2, 3 {0, 255} {0, 256}: one each, 256 in the high
   // byte; row 4 (40 entries): 32 + 8; row 5: two; row 6 (spans 1201): one slice of six.
   ASSERT_EQ(s.nSlices, 2 + 1 + 1 + 2 + 2 + 1);
-  EXPECT_EQ(s.offsetsLo[std::size_t(S8::at(3, 1))], 0);  // row 3, column 256
-  EXPECT_EQ(s.offsetsHi[std::size_t(S8::at(3, 1))], 1);
-  EXPECT_EQ(s.offsetsLo[std::size_t(S8::at(2, 1))], 255);
-  EXPECT_EQ(s.offsetsHi[std::size_t(S8::at(2, 1))], 0);
-  EXPECT_EQ(s.offsetsLo[std::size_t(S8::at(8, 5))], 1201 & 0xFF);
-  EXPECT_EQ(s.offsetsHi[std::size_t(S8::at(8, 5))], 1201 >> 8);
+  EXPECT_TRUE(s.offsetsLo.empty());
+  EXPECT_EQ(s.offsets16[std::size_t(S8::at(3, 1))], 256);  // row 3, column 256
+  EXPECT_EQ(s.offsets16[std::size_t(S8::at(2, 1))], 255);
+  EXPECT_EQ(s.offsets16[std::size_t(S8::at(8, 5))], 1201);
   const SlicedOffset8Bytes b8 = slicedOffset8Bytes(encodeSlicedOffset8(gapsIn2p24(), {1, 1})),
                            b16 = slicedOffset8Bytes(s);
   EXPECT_EQ(b16.offsets, 2.0 * double(s.nChunks) * S8::kChunkEntries);
@@ -279,15 +275,28 @@ TEST(SpmvSlicedOffset8, SixteenBitsChosenForMostlySegmentedMatricesOnBandwidthRi
   for (const HalfCsr* m : {&d, &dt}) {
     const S8 s = encodeSlicedOffset8(*m, {4, 2});
     EXPECT_EQ(s.offsetBits, 8);  // the encoder alone takes 8
-    EXPECT_DOUBLE_EQ(segmentedSliceShare(*m, 3), double(s.segmentedSlices) / double(s.nSlices));
+    SlicedOffset8Options o{4, 2};
+    o.offsetBits = 16;
+    const SliceCounts c = countSlices(*m, 3);
+    EXPECT_EQ(c.slices8, s.nSlices);
+    EXPECT_EQ(c.segmented8, s.segmentedSlices);
+    EXPECT_EQ(c.slices16, encodeSlicedOffset8(*m, o).nSlices);
   }
-  const double shareD = segmentedSliceShare(d), shareDt = segmentedSliceShare(dt);
-  EXPECT_LT(shareD, 0.5);   // a dose matrix's voxel rows: narrow spans
-  EXPECT_GT(shareDt, 0.5);  // its spot rows: jumps between voxel lines
-  EXPECT_EQ(chooseOffsetBits(18.7, shareDt), 16);  // H200 (theoretical bytes per SM clock)
-  EXPECT_EQ(chooseOffsetBits(18.7, shareD), 8);
-  EXPECT_EQ(chooseOffsetBits(12.8, shareDt), 8);   // H100 SXM
-  EXPECT_EQ(chooseOffsetBits(0.0, 1.0), 8);        // unknown bandwidth
+  const SliceCounts cd = countSlices(d), cdt = countSlices(dt);
+  EXPECT_LT(2 * cd.segmented8, cd.slices8);   // a dose matrix's voxel rows: narrow spans
+  EXPECT_GT(2 * cdt.segmented8, cdt.slices8);  // its spot rows: jumps between voxel lines
+  EXPECT_EQ(chooseOffsetBits(18.4, cdt), 16);  // H200 (theoretical bytes per SM clock)
+  EXPECT_EQ(chooseOffsetBits(18.4, cd), 8);
+  EXPECT_EQ(chooseOffsetBits(12.8, cdt), 8);   // H100 SXM
+  EXPECT_EQ(chooseOffsetBits(0.0, cdt), 8);    // unknown bandwidth
+  // Columns 65536 apart: every entry its own segment at 8 bits (slices of four), its own slice at
+  // 16: 8 bits, whatever the GPU.
+  std::vector<std::int32_t> far;
+  for (int k = 0; k < 200; ++k) far.push_back(k * 70000);
+  const SliceCounts cf = countSlices(fromRows(200 * 70000, {far, far}));
+  EXPECT_EQ(cf.segmented8, cf.slices8);
+  EXPECT_EQ(cf.slices16, 400);
+  EXPECT_EQ(chooseOffsetBits(18.4, cf), 8);
 }
 
 TEST(SpmvSlicedOffset8, TasksOfLongRowsAreOrderedByColumnInGroupsOfRows) {

@@ -307,16 +307,16 @@ inline std::int64_t emulateSlicedOffset8(const SlicedOffset8& s, const double* x
   };
   stream(s.values);
   stream(s.offsetsLo);
-  if (!s.offsetsHi.empty()) stream(s.offsetsHi);
+  if (!s.offsets16.empty()) stream(s.offsets16);
   stream(s.headers);
   stream(s.segs);
   LaneFibers fibers([&](int l) {
     EmulatedWarp w(shared, l);
     for (std::uint32_t t = 0; t < v.nTasks; ++t) {
-      if (s.offsetsHi.empty())
+      if (s.offsets16.empty())
         sliced_offset8::runTaskOf<false>(w, v, t, x, y, nullptr);
       else
-        sliced_offset8::runTaskOf<true>(w, v, t, x, y, s.offsetsHi.data());
+        sliced_offset8::runTaskOf<true>(w, v, t, x, y, s.offsets16.data());
     }
     for (std::uint32_t i = 0; i < v.nEmpty; ++i) sliced_offset8::writeEmptyRun(w, v, i, y);
   });

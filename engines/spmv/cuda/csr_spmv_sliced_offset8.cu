@@ -69,10 +69,10 @@ struct DeviceWarp {
   }
 };
 
-/// The warps' work: tasks, then runs of empty rows. hi: the high offset bytes (kWide).
+/// The warps' work: tasks, then runs of empty rows. off16: the 16-bit offsets (kWide).
 template <bool kWide>
 __device__ __forceinline__ void runWarp(const Offset8KernelView& v, const double* __restrict__ x,
-                                        double* __restrict__ y, const std::uint8_t* hi) {
+                                        double* __restrict__ y, const std::uint16_t* off16) {
   // Every block has started: the split-row launch may be scheduled now (it waits for this grid's
   // end and memory before it reads anything), so its launch overlaps this grid's last wave.
   asm volatile("griddepcontrol.launch_dependents;");
@@ -82,7 +82,7 @@ __device__ __forceinline__ void runWarp(const Offset8KernelView& v, const double
   if (blockIdx.x < taskBlocks) {
     const std::uint64_t i = std::uint64_t(blockIdx.x) * kWarps + warp;
     if (i < v.nTasks)
-      so::runTaskOf<kWide>(w, v, v.taskOrder ? v.taskOrder[i] : std::uint32_t(i), x, y, hi);
+      so::runTaskOf<kWide>(w, v, v.taskOrder ? v.taskOrder[i] : std::uint32_t(i), x, y, off16);
     return;
   }
   const std::uint64_t i = (blockIdx.x - taskBlocks) * kWarps + warp;
@@ -97,12 +97,13 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks)
   runWarp<false>(v, x, y, nullptr);
 }
 
-/// 16-bit offsets, high bytes at hi (a kernel of its own: see runTaskOf).
+/// 16-bit offsets at off16 (a kernel of its own: see runTaskOf).
 template <int kMinBlocks>
 __global__ void __launch_bounds__(kBlock, kMinBlocks)
     csr_spmv_sliced_offset8_wide(const Offset8KernelView v, const double* __restrict__ x,
-                                 double* __restrict__ y, const std::uint8_t* __restrict__ hi) {
-  runWarp<true>(v, x, y, hi);
+                                 double* __restrict__ y,
+                                 const std::uint16_t* __restrict__ off16) {
+  runWarp<true>(v, x, y, off16);
 }
 
 __global__ void __launch_bounds__(kBlock)
@@ -115,7 +116,7 @@ __global__ void __launch_bounds__(kBlock)
 }
 
 using KernelFn = void (*)(const Offset8KernelView, const double*, double*);
-using WideKernelFn = void (*)(const Offset8KernelView, const double*, double*, const std::uint8_t*);
+using WideKernelFn = void (*)(const Offset8KernelView, const double*, double*, const std::uint16_t*);
 
 void checkBlocks(const Offset8KernelView& v) {
   if (v.minBlocksPerSm == 4 || v.minBlocksPerSm == 5) return;
@@ -140,18 +141,18 @@ std::uint64_t gridOf(const Offset8KernelView& v) {
 
 }  // namespace
 
-LaunchShape slicedOffset8Shape(const Offset8KernelView& v, const std::uint8_t* hi) {
+LaunchShape slicedOffset8Shape(const Offset8KernelView& v, const std::uint16_t* off16) {
   return {int(std::min<std::uint64_t>(gridOf(v), INT32_MAX)), kBlock,
-          hi ? reinterpret_cast<const void*>(pickWide(v)) : reinterpret_cast<const void*>(pick(v))};
+          off16 ? reinterpret_cast<const void*>(pickWide(v)) : reinterpret_cast<const void*>(pick(v))};
 }
 
-void launchSlicedOffset8(const Offset8KernelView& v, const std::uint8_t* hi, const double* x,
+void launchSlicedOffset8(const Offset8KernelView& v, const std::uint16_t* off16, const double* x,
                          double* y, cudaStream_t stream) {
   const std::uint64_t grid = gridOf(v);
   PENUMBRA_REQUIRE(grid <= INT32_MAX, Unsupported, "csr_spmv_sliced_offset8: too many tasks");
   if (grid == 0) return;
-  if (hi)
-    pickWide(v)<<<unsigned(grid), kBlock, 0, stream>>>(v, x, y, hi);
+  if (off16)
+    pickWide(v)<<<unsigned(grid), kBlock, 0, stream>>>(v, x, y, off16);
   else
     pick(v)<<<unsigned(grid), kBlock, 0, stream>>>(v, x, y);
   PENUMBRA_CUDA_CHECK_LAUNCH("csr_spmv_sliced_offset8");

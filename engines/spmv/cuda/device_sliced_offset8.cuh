@@ -21,7 +21,7 @@ class DeviceSlicedOffset8 {
         deviceBytes_(slicedOffset8DeviceBytes(s)) {
     put(values_, s.values);
     put(offsetsLo_, s.offsetsLo);
-    put(offsetsHi_, s.offsetsHi);
+    put(offsets16_, s.offsets16);
     put(headers_, s.headers);
     if (s.segmentedChunks > 0) put(segs_, s.segs);
     put(taskOrder_, s.taskOrder);
@@ -44,8 +44,8 @@ class DeviceSlicedOffset8 {
   }
 
   const Offset8KernelView& view() const { return view_; }
-  /// High bytes of 16-bit offsets on the device; null at 8 bits.
-  const std::uint8_t* offsetsHi() const { return offsetsHi_.get(); }
+  /// The 16-bit offsets on the device; null at 8 bits.
+  const std::uint16_t* offsets16() const { return offsets16_.get(); }
   int chunksPerTask() const { return chunksPerTask_; }
   int taskGroupRows() const { return taskGroupRows_; }
   std::int64_t segmentedSlices() const { return segmentedSlices_; }
@@ -62,7 +62,8 @@ class DeviceSlicedOffset8 {
   SlicedOffset8Bytes bytes_;
   double deviceBytes_;
   DeviceBuffer<std::uint16_t> values_;
-  DeviceBuffer<std::uint8_t> offsetsLo_, offsetsHi_;
+  DeviceBuffer<std::uint8_t> offsetsLo_;
+  DeviceBuffer<std::uint16_t> offsets16_;
   DeviceBuffer<std::uint32_t> headers_, segs_, taskOrder_;
   DeviceBuffer<std::int32_t> nonEmptyRow_;
   DeviceBuffer<Offset8Task> tasks_;

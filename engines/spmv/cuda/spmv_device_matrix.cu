@@ -109,7 +109,7 @@ CudaSpmvMatrix::CudaSpmvMatrix(const HalfCsr& m, const SpmvLayouts& layouts, Del
                                     : 0.0;
       // The share of segmented slices takes a pass over the columns: only where it can matter.
       offset8Options.offsetBits = perSmClock >= kWideOffsetsBytesPerSmClock
-                                      ? chooseOffsetBits(perSmClock, segmentedSliceShare(m, threads))
+                                      ? chooseOffsetBits(perSmClock, countSlices(m, threads))
                                       : 8;
     }
     sliced = encodeSlicedOffset8(m, offset8Options);
@@ -247,7 +247,7 @@ void CudaSpmvMatrix::apply(const double* dX, double* dY, SpmvKernel k, void* str
     cuda::launchSegmentedSteps(s.steps->view(), s.steps->stepBits(), s.steps->lanesPerGroup(), dX, dY, st);
   } else if (k == SpmvKernel::SlicedOffset8) {
     PENUMBRA_REQUIRE(s.offset8, InvalidArgument, "SpMV: csr_spmv_sliced_offset8 needs the offset8 layout");
-    cuda::launchSlicedOffset8(s.offset8->view(), s.offset8->offsetsHi(), dX, dY, st);
+    cuda::launchSlicedOffset8(s.offset8->view(), s.offset8->offsets16(), dX, dY, st);
   } else {
     PENUMBRA_REQUIRE(s.layouts.delta16, InvalidArgument, "SpMV: csr_spmv_binned_delta16 needs the delta16 layout");
     cuda::launchDelta16(s.view(), s.config.entriesPerLoad, s.config.loadsInFlight, s.config.lanesPerRow,
@@ -276,7 +276,7 @@ KernelProfile CudaSpmvMatrix::describe(SpmvKernel k) const {
       k == SpmvKernel::WarpPerRow       ? cuda::warpPerRowShape(s.rows)
       : k == SpmvKernel::SegmentedSteps ? cuda::segmentedStepsShape(s.steps->view(), s.steps->stepBits(),
                                                                     s.steps->lanesPerGroup())
-      : k == SpmvKernel::SlicedOffset8  ? cuda::slicedOffset8Shape(s.offset8->view(), s.offset8->offsetsHi())
+      : k == SpmvKernel::SlicedOffset8  ? cuda::slicedOffset8Shape(s.offset8->view(), s.offset8->offsets16())
                                         : cuda::delta16Shape(s.view(), s.config.entriesPerLoad, s.config.loadsInFlight,
                                                              s.config.lanesPerRow, s.config.minBlocksPerSm);
   KernelProfile p;
@@ -288,7 +288,7 @@ KernelProfile CudaSpmvMatrix::describe(SpmvKernel k) const {
               : k == SpmvKernel::SlicedOffset8  ? "c" + std::to_string(s.offset8->chunksPerTask()) +
                                                       "b" + std::to_string(s.offset8->view().minBlocksPerSm) +
                                                       "g" + std::to_string(s.offset8->taskGroupRows()) +
-                                                      (s.offset8->offsetsHi() ? "w" : "")
+                                                      (s.offset8->offsets16() ? "w" : "")
                                                 : s.config.name();
   p.backend = "cuda";
   p.device = s.device;
