@@ -104,7 +104,8 @@ SlicedOffset8 encodeSlicedOffset8(const HalfCsr& m, const SlicedOffset8Options& 
   blocks(nRows, kRowBlock, threads, [&](std::int64_t o0, std::int64_t o1) {
     for (std::int64_t o = o0; o < o1; ++o) {
       std::int64_t n = 0;
-      forEachSlice(m, s.nonEmptyRow[std::size_t(o)], span, maxSegments, [&](std::int64_t, int, std::uint32_t) { ++n; });
+      forEachSlice(m, s.nonEmptyRow[std::size_t(o)], span, maxSegments,
+                   [&](std::int64_t, int, std::uint32_t) { ++n; });
       firstSlice[std::size_t(o) + 1] = n;
     }
   });
@@ -127,7 +128,8 @@ SlicedOffset8 encodeSlicedOffset8(const HalfCsr& m, const SlicedOffset8Options& 
     for (std::int64_t o = o0; o < o1; ++o) {
       std::int64_t slice = firstSlice[std::size_t(o)];
       const std::int64_t lastSlice = firstSlice[std::size_t(o) + 1] - 1;
-      forEachSlice(m, s.nonEmptyRow[std::size_t(o)], span, maxSegments, [&](std::int64_t e, int n, std::uint32_t mask) {
+      forEachSlice(m, s.nonEmptyRow[std::size_t(o)], span, maxSegments,
+                   [&](std::int64_t e, int n, std::uint32_t mask) {
         std::uint32_t base = std::uint32_t(m.colIdx[std::size_t(e)]);
         s.headers[std::size_t(slice)] =
             base | (mask ? S8::kSegmented : 0u) | (slice == lastSlice ? S8::kLast : 0u);
@@ -161,7 +163,8 @@ SlicedOffset8 encodeSlicedOffset8(const HalfCsr& m, const SlicedOffset8Options& 
   blocks(nRows, kRowBlock, threads, [&](std::int64_t o0, std::int64_t o1) {
     for (std::int64_t o = o0; o < o1; ++o) {
       std::int64_t slice = firstSlice[std::size_t(o)];
-      forEachSlice(m, s.nonEmptyRow[std::size_t(o)], span, maxSegments, [&](std::int64_t e, int n, std::uint32_t mask) {
+      forEachSlice(m, s.nonEmptyRow[std::size_t(o)], span, maxSegments,
+                   [&](std::int64_t e, int n, std::uint32_t mask) {
         const std::int64_t c = slice / S8::kChunk;
         if (mask) {
           const std::size_t area = std::size_t(areaStart[std::size_t(c)]);
@@ -226,7 +229,8 @@ SliceCounts countSlices(const HalfCsr& m, int threads) {
                      ++c.slices8;
                      c.segmented8 += mask != 0;
                    });
-      forEachSlice(m, r, S8::segmentSpan(16), 1, [&](std::int64_t, int, std::uint32_t) { ++c.slices16; });
+      forEachSlice(m, r, S8::segmentSpan(16), 1,
+                   [&](std::int64_t, int, std::uint32_t) { ++c.slices16; });
     }
   });
   SliceCounts all;

@@ -81,10 +81,10 @@ struct SlicedOffset8Options {
   /// the average non-empty row spans two tasks or more, else 0.
   int taskGroupRows = -1;
   /// Bits of column offset an entry: 8 (segments where a column is 256 or more past the
-  /// segment's first) or 16 (offsets16: two bytes an entry, no segments). The
-  /// dose matrices' transposes need segments in 69-73 % of their slices at 8 bits and in none at
-  /// 16 (prostate-1, liver-1/16, proton-hn; 2026-11-27): one more byte a non-zero for a gather
-  /// path without segment bases (shuffles and popcounts).
+  /// segment's first) or 16 (offsets16: two bytes an entry, no segments). The transposes of
+  /// prostate-1 and liver-1/16 segment 69-73 % of their slices at 8 bits, none at 16 (proton-hn's
+  /// D and D^T 15-19 % and none; counted 2026-11-27): one more byte a non-zero for a gather path
+  /// without segment bases (shuffles and popcounts).
   /// 0: CudaSpmvMatrix chooses by the device and the matrix (chooseOffsetBits); the encoder
   /// alone, knowing no device, takes 8.
   int offsetBits = 0;

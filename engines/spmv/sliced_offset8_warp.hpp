@@ -6,7 +6,8 @@
 /// bit.
 ///
 /// One warp per task (chunksPerTask chunks of 8 slices of 32 entries):
-/// - Streams: per chunk lane l loads 16 B of values and 8 B of low offsets (position l of the 8
+/// - Streams: per chunk lane l loads 16 B of values and 8 B of 8-bit offsets (16 B of 16-bit
+///   offsets in a layout with offsetBits 16, which has no segments; position l of the 8
 ///   slices), the header of slice l % 8 and word l of the chunk's area in segs; the next chunk's
 ///   loads are issued before the current chunk is used (software pipelining: two chunks, 6 KB
 ///   per warp, in flight). The area's position runs on from the task's segBegin by each
@@ -74,11 +75,11 @@ using warp::warpSum;
 
 /// One chunk as lane l holds it.
 struct Chunk {
-  std::uint32_t val[4];  ///< fp16 bits of position l of slices 0..7
-  std::uint32_t lo[2];   ///< 8-bit offsets of position l of slices 0..7
+  std::uint32_t val[4];    ///< fp16 bits of position l of slices 0..7
+  std::uint32_t lo[2];     ///< 8-bit offsets of position l of slices 0..7
   std::uint32_t off16[4];  ///< 16-bit offsets of position l of slices 0..7 (16-bit layouts)
-  std::uint32_t hdr;     ///< header of slice l % 8
-  std::uint32_t area;    ///< word l of the chunk's area (when it has one)
+  std::uint32_t hdr;       ///< header of slice l % 8
+  std::uint32_t area;      ///< word l of the chunk's area (when it has one)
 };
 
 /// Where the lane reads its next chunk in the three chunk streams, advanced one chunk at a time:
@@ -181,11 +182,10 @@ PENUMBRA_SPMV_HD void sumPair(W& w, const Offset8KernelView& v, std::uint32_t t,
   writeRowSum(v, t, upper ? db : da, s, y, (w.lane() & 15) == 0);
 }
 
-/// Task t of v, by the 32 lanes of w, for a layout with 16-bit offsets (kWide: at off16)
-/// or 8-bit, with
-/// (kSegs) or without segmented slices and a task that holds the matrix's partial last chunk
-/// (kLastTask) or not: all are the same for every lane, so the common case carries no test of
-/// any (the high bytes, the area loads, the partial chunk).
+/// Task t of v, by the 32 lanes of w, for a layout with 16-bit offsets (kWide: at off16) or
+/// 8-bit, with (kSegs) or without segmented slices, and a task that holds the matrix's partial
+/// last chunk (kLastTask) or not: all are the same for every lane, so the common case carries no
+/// test of any (the offset width, the area loads, the partial chunk).
 template <bool kWide, bool kSegs, bool kLastTask, class W>
 PENUMBRA_SPMV_HD void runTaskAs(W& w, const Offset8KernelView& v, std::uint32_t t,
                                 const double* x, double* y, const std::uint16_t* off16) {

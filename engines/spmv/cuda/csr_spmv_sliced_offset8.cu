@@ -8,9 +8,8 @@
 // minBlocksPerSm). ptxas, sm_90 (sixteenth session: four task variants, running stream
 // pointers, row ends in pairs): 64 registers and 8 B of spills at 4 (50 % occupancy; the spill is
 // in the variant with segmented slices), 48 registers and 320 B of spills at 5. The kernel for
-// 16-bit offsets (seventeenth session) is a separate instantiation: 64 registers, 4 B of spills
-// at 4. At 4 the kernel was ahead
-// in every case when it was measured against 5 (one H200, 2026-11-27, eleventh session: liver-1
+// 16-bit offsets (seventeenth session) is a kernel of its own: 64 registers, no spills at 4. At 4
+// the kernel was ahead in every case when it was measured against 5 (one H200, 2026-11-27, eleventh session: liver-1
 // D w 1.55 against 2.18 ms); docs/spmv-notes.md, "Eleventh session" and "Thirteenth session".
 // Task i of the grid is taskOrder[i] when the layout has an order (transposes: a block's warps
 // on neighbouring rows at the same columns).
