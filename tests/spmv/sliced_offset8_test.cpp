@@ -253,8 +253,8 @@ TEST(SpmvSlicedOffset8, SixteenBitOffsetsNeedNoSegmentsBelow65536AndCutSlicesAbo
   EXPECT_EQ(s.segmentedSlices, 0);
   EXPECT_EQ(s.segmentedChunks, 0);
   EXPECT_EQ(s.segs.size(), std::size_t(S8::kAreaWords));  // only the zeros after the last area
-  // Row 0 {0, 2^24 + 5}: two slices; rows 2, 3 {0, 255} {0, 256}: one each, 256 in the high
-  // byte; row 4 (40 entries): 32 + 8; row 5: two; row 6 (spans 1201): one slice of six.
+  // Row 0 {0, 2^24 + 5}: two slices; rows 2, 3 {0, 255} {0, 256}: one each (offsets 255 and
+  // 256); row 4 (40 entries): 32 + 8; row 5: two; row 6 (spans 1201): one slice of six.
   ASSERT_EQ(s.nSlices, 2 + 1 + 1 + 2 + 2 + 1);
   EXPECT_TRUE(s.offsetsLo.empty());
   EXPECT_EQ(s.offsets16[std::size_t(S8::at(3, 1))], 256);  // row 3, column 256
