@@ -20,6 +20,12 @@ struct DeviceInfo {
   int maxThreadsPerMultiprocessor = 0;
   /// Theoretical DRAM bandwidth (memory clock x bus width x 2) and peak SM clock; 0: unknown.
   double memoryBytesPerS = 0, smClockHz = 0;
+  /// DRAM bytes per SM and clock (theoretical): what a kernel bound by its SMs has to spare;
+  /// 0 when unknown.
+  double memoryBytesPerSmClock() const {
+    return smClockHz > 0 && multiprocessors > 0 ? memoryBytesPerS / (smClockHz * multiprocessors)
+                                                : 0.0;
+  }
 };
 
 /// True when this binary contains CUDA code.

@@ -167,7 +167,7 @@ TEST(SpmvSlicedOffset8Cuda, OffsetBitsChosenByTheDeviceAndTheMatrix) {
   const DeviceInfo dev = queryCudaDevices().front();
   ASSERT_GT(dev.memoryBytesPerS, 1e11) << dev.name;
   ASSERT_GT(dev.smClockHz, 1e8) << dev.name;
-  const double perSmClock = dev.memoryBytesPerS / (dev.smClockHz * dev.multiprocessors);
+  const double perSmClock = dev.memoryBytesPerSmClock();
   const HalfCsr dt = transpose(makeSyntheticDoseMatrix(scaled(prostate1Spec(), 1.0 / 64), 2));
   const SliceCounts counts = countSlices(dt);
   ASSERT_GT(2 * counts.segmented8, counts.slices8);

@@ -103,10 +103,7 @@ CudaSpmvMatrix::CudaSpmvMatrix(const HalfCsr& m, const SpmvLayouts& layouts, Del
   SlicedOffset8 sliced;
   if (layouts.offset8) {
     if (offset8Options.offsetBits == 0) {
-      const DeviceInfo& dev = devices.front();
-      const double perSmClock = dev.smClockHz > 0 && dev.multiprocessors > 0
-                                    ? dev.memoryBytesPerS / (dev.smClockHz * dev.multiprocessors)
-                                    : 0.0;
+      const double perSmClock = devices.front().memoryBytesPerSmClock();
       // The share of segmented slices takes a pass over the columns: only where it can matter.
       offset8Options.offsetBits = perSmClock >= kWideOffsetsBytesPerSmClock
                                       ? chooseOffsetBits(perSmClock, countSlices(m, threads))
