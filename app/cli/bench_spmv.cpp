@@ -23,8 +23,9 @@
 // variants (StepCsr step bits 4 or 8 and groups per task, 0: the encoder's choice; lanes per
 // group 1 or 2; default: both lane mappings on the encoder's choice);
 // PENUMBRA_SPMV_OFFSET8_VARIANTS="c4,c8,c16b4,c8g0" lists csr_spmv_sliced_offset8 chunks (256 entries)
-// per warp task and optionally the kernel's blocks per SM (b4, the default, or b5), the task order
-// (g0, g8) and 16-bit or 8-bit column offsets (w, n; without: the engine's choice); default "c8".
+// per warp task and optionally the kernel's blocks per SM (b4, the default, or b5), warps per
+// block (k2, k8; without: the encoder's choice), the task order (g0, g8) and 16-bit or 8-bit
+// column offsets (w, n; without: the engine's choice); default "c8".
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -72,7 +73,8 @@ StepCsrOptions parseStepVariant(const std::string& s) {  // "s4t256l2"
   return o;
 }
 
-/// "c8", "c8b4", "c8g0" (tasks in index order), "c8g8" (tasks of 8 rows by column), "c8b4g8";
+/// "c8", "c8b4", "c8k2" (blocks of 2 warps; k8: of 8; without: the encoder's choice), "c8g0"
+/// (tasks in index order), "c8g8" (tasks of 8 rows by column), "c8b4k8g8";
 /// a final "w" or "n": 16-bit or 8-bit column offsets ("c8w", "c8b4g8n"); without, the engine
 /// chooses by the device and the matrix (chooseOffsetBits) and the name says "w" when it took 16.
 SlicedOffset8Options parseOffset8Variant(const std::string& s) {
@@ -81,8 +83,14 @@ SlicedOffset8Options parseOffset8Variant(const std::string& s) {
   int n = std::sscanf(s.c_str(), "c%d%15s", &o.chunksPerTask, tail);
   std::string rest = n == 2 ? tail : "";
   if (rest.size() > 1 && rest[0] == 'b') {
-    o.minBlocksPerSm = rest[1] - '0';
-    rest = rest.substr(2);
+    std::size_t used = 0;
+    o.minBlocksPerSm = std::stoi(rest.substr(1), &used);
+    rest = rest.substr(1 + used);
+  }
+  if (rest.size() > 1 && rest[0] == 'k') {
+    std::size_t used = 0;
+    o.warpsPerBlock = std::stoi(rest.substr(1), &used);
+    rest = rest.substr(1 + used);
   }
   if (rest.size() > 1 && rest[0] == 'g') {
     std::size_t used = 0;
@@ -95,7 +103,7 @@ SlicedOffset8Options parseOffset8Variant(const std::string& s) {
   }
   if (n < 1 || o.chunksPerTask < 1 || !rest.empty())
     PENUMBRA_THROW(InvalidArgument,
-                   "bench spmv: bad offset8 variant '" + s + "' (expected e.g. c8, c8b4, c8g0, c8b4g8 or c8w)");
+                   "bench spmv: bad offset8 variant '" + s + "' (expected e.g. c8, c8b4, c8k2, c8g0, c8b4k8g8 or c8w)");
   return o;
 }
 

@@ -75,6 +75,11 @@ SlicedOffset8 encodeSlicedOffset8(const HalfCsr& m, const SlicedOffset8Options& 
   PENUMBRA_REQUIRE(options.minBlocksPerSm == 4 || options.minBlocksPerSm == 5, InvalidArgument,
                    "SlicedOffset8: the kernel is compiled for 4 or 5 blocks per SM, not " +
                        std::to_string(options.minBlocksPerSm));
+  PENUMBRA_REQUIRE(options.warpsPerBlock == 0 || options.warpsPerBlock == 2 ||
+                       options.warpsPerBlock == 8,
+                   InvalidArgument,
+                   "SlicedOffset8: the kernel is launched with 2 or 8 warps per block (0: the "
+                   "encoder's choice), not " + std::to_string(options.warpsPerBlock));
   const int threads = resolveThreads(options.threads);
   S8 s;
   s.rows = m.rows;
@@ -203,6 +208,7 @@ SlicedOffset8 encodeSlicedOffset8(const HalfCsr& m, const SlicedOffset8Options& 
                     : nRows > 0 && s.nnz >= 2 * std::int64_t(s.chunksPerTask) * S8::kChunkEntries * nRows
                         ? 8
                         : 0;
+  s.warpsPerBlock = options.warpsPerBlock != 0 ? options.warpsPerBlock : s.taskGroupRows > 0 ? 8 : 2;
   if (s.taskGroupRows > 0 && nTasks > 1) {
     s.taskOrder.resize(std::size_t(nTasks));
     for (std::int64_t t = 0; t < nTasks; ++t) s.taskOrder[std::size_t(t)] = std::uint32_t(t);

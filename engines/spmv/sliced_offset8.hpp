@@ -88,6 +88,14 @@ struct SlicedOffset8Options {
   /// 0: CudaSpmvMatrix chooses by the device and the matrix (chooseOffsetBits); the encoder
   /// alone, knowing no device, takes 8.
   int offsetBits = 0;
+  /// Not part of the encoding: warps per block of the launch, 8 or 2; 0 (default): 8 when the
+  /// tasks have an order (a block's warps share the lines of x they gather: the transposes), else
+  /// 2. A block keeps its SM slot until its slowest warp ends, so small blocks waste less where
+  /// tasks end unevenly (rows ending in them); where the order puts 8 warps on the same lines
+  /// of x, 8 keep them on one SM. One H200, 2026-11-27 (eighteenth session), ms: prostate-1 D w
+  /// 0.121 (8) against 0.117-0.118 (2 or 1), proton-hn D w 0.246-0.248 against 0.234-0.235;
+  /// prostate-1 D^T r 0.117-0.118 against 0.128 (2) and 0.144-0.145 (1).
+  int warpsPerBlock = 0;
 };
 
 struct SlicedOffset8 {
@@ -102,6 +110,7 @@ struct SlicedOffset8 {
   double scale = 1;
   int chunksPerTask = 8;
   int minBlocksPerSm = 4;  ///< from SlicedOffset8Options (the launch, not the layout)
+  int warpsPerBlock = 8;   ///< from SlicedOffset8Options, resolved (the launch, not the layout)
   int taskGroupRows = 0;   ///< as encoded (SlicedOffset8Options::taskGroupRows resolved)
   int offsetBits = 8;      ///< 8 or 16 (SlicedOffset8Options::offsetBits)
   std::int64_t nSlices = 0, nChunks = 0, segmentedSlices = 0, segmentedChunks = 0;

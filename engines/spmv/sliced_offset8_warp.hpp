@@ -50,6 +50,7 @@ struct Offset8KernelView {
   double* partials = nullptr;  ///< 2 per task
   std::uint32_t nTasks = 0, nEmpty = 0, nSplit = 0, chunksPerTask = 1;
   std::uint32_t minBlocksPerSm = 4;  ///< which compiled kernel the launch picks (4 or 5)
+  std::uint32_t warpsPerBlock = 8;   ///< and with how many warps a block (2 or 8)
   std::uint64_t nSlices = 0, nChunks = 0;
   double scale = 1;
 };
@@ -62,6 +63,7 @@ inline void setOffset8Counts(Offset8KernelView& v, const SlicedOffset8& s) {
   v.nSplit = std::uint32_t(s.splitRows.size());
   v.chunksPerTask = std::uint32_t(s.chunksPerTask);
   v.minBlocksPerSm = std::uint32_t(s.minBlocksPerSm);
+  v.warpsPerBlock = std::uint32_t(s.warpsPerBlock);
   v.nSlices = std::uint64_t(s.nSlices);
   v.nChunks = std::uint64_t(s.nChunks);
   v.scale = s.scale;

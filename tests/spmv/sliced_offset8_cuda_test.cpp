@@ -76,21 +76,24 @@ void checkOne(const HalfCsr& a, const std::string& what, const SlicedOffset8Opti
 
 /// 1, 4 and 8 chunks per task on A and on A with small-integer values, with the kernel compiled
 /// for 4 blocks per SM (the default), and 8 chunks with the one for 5 (same code, other registers);
-/// the tasks in the encoder's order, in groups of 8 rows by column and in index order; and the
-/// same with 16-bit offsets (the kernel's other instantiation) at 1 and 8 chunks.
+/// the tasks in the encoder's order, in groups of 8 rows by column and in index order; blocks of
+/// the encoder's choice of warps, of 2 and of 8; and the same with 16-bit offsets (the kernel's
+/// other instantiation) at 1 and 8 chunks.
 Seen checkSlicedOffset8(const HalfCsr& a, const std::string& name, std::uint32_t seed,
                         int repeats = 100) {
   Seen seen;
   struct Variant {
-    int chunks, blocks, groupRows, offsetBits;
+    int chunks, blocks, groupRows, offsetBits, warps;
   };
-  for (const Variant& v : {Variant{1, 4, -1, 8}, {4, 4, 8, 8}, {8, 4, -1, 8}, {8, 5, 0, 8},
-                           {1, 4, -1, 16}, {8, 4, 8, 16}, {8, 5, 0, 16}}) {
-    const auto [chunks, blocks, groupRows, offsetBits] = v;
-    const SlicedOffset8Options o{chunks, 0, blocks, groupRows, offsetBits};
+  for (const Variant& v : {Variant{1, 4, -1, 8, 0}, {4, 4, 8, 8, 2}, {8, 4, -1, 8, 0},
+                           {8, 5, 0, 8, 8}, {8, 5, 8, 8, 2}, {1, 4, -1, 16, 2}, {8, 4, 8, 16, 0},
+                           {8, 5, 0, 16, 0}}) {
+    const auto [chunks, blocks, groupRows, offsetBits, warps] = v;
+    const SlicedOffset8Options o{chunks, 0, blocks, groupRows, offsetBits, warps};
     const std::string what = name + " (" + std::to_string(chunks) + " chunks per task, kernel b" +
                              std::to_string(blocks) + ", task groups " + std::to_string(groupRows) +
-                             ", " + std::to_string(offsetBits) + "-bit offsets)";
+                             ", " + std::to_string(offsetBits) + "-bit offsets, warps per block " +
+                             std::to_string(warps) + ")";
     checkOne(a, what, o, seed, repeats, seen);
     const HalfCsr ai = integerValued(a);
     std::vector<double> xi(std::size_t(a.cols)), ref(std::size_t(a.rows)), y(std::size_t(a.rows));
@@ -215,8 +218,11 @@ TEST(SpmvSlicedOffset8Cuda, ProtonEngineMatrixAndEngineApi) {
   const KernelProfile p = dm.describe(SpmvKernel::SlicedOffset8);
   EXPECT_EQ(p.kernel, "csr_spmv_sliced_offset8");
   // The defaults: 8 chunks a task, the kernel for 4 blocks an SM, tasks in index order (D's rows,
-  // the voxels, are shorter than two tasks).
-  EXPECT_EQ(p.variant, "c8b4g0");
+  // the voxels, are shorter than two tasks) and so blocks of 2 warps.
+  EXPECT_EQ(p.variant, "c8b4k2g0");
+  EXPECT_EQ(p.blockX, 64);
+  const KernelProfile pt = eng.deviceMatrix(Product::Dt)->describe(SpmvKernel::SlicedOffset8);
+  EXPECT_EQ(pt.blockX, pt.variant.find("g0") == std::string::npos ? 256 : 64) << pt.variant;
   EXPECT_GT(p.registersPerThread, 0);
   const double real = dm.realBytes(SpmvKernel::SlicedOffset8);
   EXPECT_GT(real, 3.0 * double(d.nnz()));

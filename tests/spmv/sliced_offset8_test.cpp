@@ -321,6 +321,13 @@ TEST(SpmvSlicedOffset8, TasksOfLongRowsAreOrderedByColumnInGroupsOfRows) {
       encodeSlicedOffset8(makeSyntheticDoseMatrix(scaled(prostate1Spec(), 1.0 / 20), 2), {1, 2});
   EXPECT_EQ(shortRows.taskGroupRows, 0);
   EXPECT_TRUE(shortRows.taskOrder.empty());
+  // Blocks: 8 warps where the order puts a block's warps on the same lines of x, else 2.
+  EXPECT_EQ(grouped.warpsPerBlock, 8);
+  EXPECT_EQ(plain.warpsPerBlock, 2);
+  EXPECT_EQ(shortRows.warpsPerBlock, 2);
+  o.warpsPerBlock = 8;
+  EXPECT_EQ(encodeSlicedOffset8(dose, o).warpsPerBlock, 8);
+  o.warpsPerBlock = 0;
   o.taskGroupRows = 3;
   expectRoundTrip(dose, "prostate-1/20^T, groups of 3 rows", o);
 }
@@ -429,7 +436,7 @@ TEST(SpmvSlicedOffset8, EngineChecksTheLayoutsFloorBeforeEncodingNotItsWorstCase
             estimateDeviceBytes(rows, cols, nnz, d).total());
 }
 
-TEST(SpmvSlicedOffset8, KernelVariantsOtherThan4Or5BlocksAreRefused) {
+TEST(SpmvSlicedOffset8, KernelVariantsNotCompiledAreRefused) {
   SlicedOffset8Options o;
   o.minBlocksPerSm = 6;
   try {
@@ -440,6 +447,15 @@ TEST(SpmvSlicedOffset8, KernelVariantsOtherThan4Or5BlocksAreRefused) {
   }
   o.minBlocksPerSm = 4;
   EXPECT_EQ(encodeSlicedOffset8(hugeRow(100), o).minBlocksPerSm, 4);
+  for (int warps : {1, 4, 32}) {
+    o.warpsPerBlock = warps;
+    try {
+      encodeSlicedOffset8(hugeRow(100), o);
+      ADD_FAILURE() << warps << " warps per block accepted (no such kernel is compiled)";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("2 or 8 warps per block"), std::string::npos) << e.what();
+    }
+  }
 }
 
 }  // namespace

@@ -2,10 +2,10 @@
 // sliced_offset8_warp.hpp (shared with the CPU emulation in the tests); this file gives it the
 // warp intrinsics and the streaming loads, and launches it.
 //
-// Grid: 256-thread blocks, one warp per task, then one warp per run of empty rows; a second
-// launch adds the pieces of rows cut between tasks (only when there are such rows).
-// __launch_bounds__(256, kMinBlocks), compiled for 4 and 5 blocks an SM (SlicedOffset8Options::
-// minBlocksPerSm). ptxas, sm_90 (sixteenth session: four task variants, running stream
+// Grid: blocks of 8 or 2 warps (SlicedOffset8Options::warpsPerBlock), one warp per task, then one
+// warp per run of empty rows; a second launch adds the pieces of rows cut between tasks (only
+// when there are such rows). __launch_bounds__ for 32 or 40 warps an SM: 4 or 5 blocks of 8
+// warps, 16 or 20 of 2 (SlicedOffset8Options::minBlocksPerSm counts blocks of 8). ptxas, sm_90 (sixteenth session: four task variants, running stream
 // pointers, row ends in pairs): 64 registers and 8 B of spills at 4 (50 % occupancy; the spill is
 // in the variant with segmented slices), 48 registers and 320 B of spills at 5. The kernel for
 // 16-bit offsets (seventeenth session) is a kernel of its own: 64 registers, no spills at 4. At 4
@@ -25,8 +25,7 @@ namespace penumbra::spmv::cuda {
 namespace {
 
 namespace so = sliced_offset8;
-constexpr int kBlock = 256;
-constexpr int kWarps = kBlock / 32;
+constexpr int kBlock = 256;  // the split-row pass
 constexpr unsigned kFull = 0xFFFFFFFFu;
 
 /// The warp policy of sliced_offset8_warp.hpp on the device. The matrix streams are read once:
@@ -69,7 +68,7 @@ struct DeviceWarp {
 };
 
 /// The warps' work: tasks, then runs of empty rows. off16: the 16-bit offsets (kWide).
-template <bool kWide>
+template <bool kWide, int kWarps>
 __device__ __forceinline__ void runWarp(const Offset8KernelView& v, const double* __restrict__ x,
                                         double* __restrict__ y, const std::uint16_t* off16) {
   // Every block has started: the split-row launch may be scheduled now (it waits for this grid's
@@ -89,20 +88,20 @@ __device__ __forceinline__ void runWarp(const Offset8KernelView& v, const double
 }
 
 /// 8-bit offsets.
-template <int kMinBlocks>
-__global__ void __launch_bounds__(kBlock, kMinBlocks)
+template <int kWarps, int kMinBlocks>
+__global__ void __launch_bounds__(32 * kWarps, kMinBlocks)
     csr_spmv_sliced_offset8(const Offset8KernelView v, const double* __restrict__ x,
                             double* __restrict__ y) {
-  runWarp<false>(v, x, y, nullptr);
+  runWarp<false, kWarps>(v, x, y, nullptr);
 }
 
 /// 16-bit offsets at off16 (a kernel of its own: see runTaskOf).
-template <int kMinBlocks>
-__global__ void __launch_bounds__(kBlock, kMinBlocks)
+template <int kWarps, int kMinBlocks>
+__global__ void __launch_bounds__(32 * kWarps, kMinBlocks)
     csr_spmv_sliced_offset8_wide(const Offset8KernelView v, const double* __restrict__ x,
                                  double* __restrict__ y,
                                  const std::uint16_t* __restrict__ off16) {
-  runWarp<true>(v, x, y, off16);
+  runWarp<true, kWarps>(v, x, y, off16);
 }
 
 __global__ void __launch_bounds__(kBlock)
@@ -117,31 +116,40 @@ __global__ void __launch_bounds__(kBlock)
 using KernelFn = void (*)(const Offset8KernelView, const double*, double*);
 using WideKernelFn = void (*)(const Offset8KernelView, const double*, double*, const std::uint16_t*);
 
-void checkBlocks(const Offset8KernelView& v) {
-  if (v.minBlocksPerSm == 4 || v.minBlocksPerSm == 5) return;
-  PENUMBRA_THROW(InvalidArgument, "csr_spmv_sliced_offset8: compiled for 4 or 5 blocks per SM, not " +
-                                      std::to_string(v.minBlocksPerSm));
+void checkLaunch(const Offset8KernelView& v) {
+  PENUMBRA_REQUIRE(v.minBlocksPerSm == 4 || v.minBlocksPerSm == 5, InvalidArgument,
+                   "csr_spmv_sliced_offset8: compiled for 4 or 5 blocks per SM, not " +
+                       std::to_string(v.minBlocksPerSm));
+  PENUMBRA_REQUIRE(v.warpsPerBlock == 2 || v.warpsPerBlock == 8, InvalidArgument,
+                   "csr_spmv_sliced_offset8: compiled for 2 or 8 warps per block, not " +
+                       std::to_string(v.warpsPerBlock));
 }
 
+// Blocks of 2 warps: 4 (5) times as many blocks an SM, for the same 32 (40) warps and registers.
 KernelFn pick(const Offset8KernelView& v) {
-  checkBlocks(v);
-  return v.minBlocksPerSm == 4 ? &csr_spmv_sliced_offset8<4> : &csr_spmv_sliced_offset8<5>;
+  checkLaunch(v);
+  if (v.warpsPerBlock == 2)
+    return v.minBlocksPerSm == 4 ? &csr_spmv_sliced_offset8<2, 16> : &csr_spmv_sliced_offset8<2, 20>;
+  return v.minBlocksPerSm == 4 ? &csr_spmv_sliced_offset8<8, 4> : &csr_spmv_sliced_offset8<8, 5>;
 }
 
 WideKernelFn pickWide(const Offset8KernelView& v) {
-  checkBlocks(v);
-  return v.minBlocksPerSm == 4 ? &csr_spmv_sliced_offset8_wide<4> : &csr_spmv_sliced_offset8_wide<5>;
+  checkLaunch(v);
+  if (v.warpsPerBlock == 2)
+    return v.minBlocksPerSm == 4 ? &csr_spmv_sliced_offset8_wide<2, 16>
+                                 : &csr_spmv_sliced_offset8_wide<2, 20>;
+  return v.minBlocksPerSm == 4 ? &csr_spmv_sliced_offset8_wide<8, 4> : &csr_spmv_sliced_offset8_wide<8, 5>;
 }
 
 std::uint64_t gridOf(const Offset8KernelView& v) {
-  return (std::uint64_t(v.nTasks) + kWarps - 1) / kWarps +
-         (std::uint64_t(v.nEmpty) + kWarps - 1) / kWarps;
+  const std::uint64_t w = v.warpsPerBlock;
+  return (std::uint64_t(v.nTasks) + w - 1) / w + (std::uint64_t(v.nEmpty) + w - 1) / w;
 }
 
 }  // namespace
 
 LaunchShape slicedOffset8Shape(const Offset8KernelView& v, const std::uint16_t* off16) {
-  return {int(std::min<std::uint64_t>(gridOf(v), INT32_MAX)), kBlock,
+  return {int(std::min<std::uint64_t>(gridOf(v), INT32_MAX)), 32 * int(v.warpsPerBlock),
           off16 ? reinterpret_cast<const void*>(pickWide(v)) : reinterpret_cast<const void*>(pick(v))};
 }
 
@@ -150,10 +158,11 @@ void launchSlicedOffset8(const Offset8KernelView& v, const std::uint16_t* off16,
   const std::uint64_t grid = gridOf(v);
   PENUMBRA_REQUIRE(grid <= INT32_MAX, Unsupported, "csr_spmv_sliced_offset8: too many tasks");
   if (grid == 0) return;
+  const int block = 32 * int(v.warpsPerBlock);
   if (off16)
-    pickWide(v)<<<unsigned(grid), kBlock, 0, stream>>>(v, x, y, off16);
+    pickWide(v)<<<unsigned(grid), block, 0, stream>>>(v, x, y, off16);
   else
-    pick(v)<<<unsigned(grid), kBlock, 0, stream>>>(v, x, y);
+    pick(v)<<<unsigned(grid), block, 0, stream>>>(v, x, y);
   PENUMBRA_CUDA_CHECK_LAUNCH("csr_spmv_sliced_offset8");
   if (v.nSplit == 0) return;
   // Programmatic dependent launch (sm_90): the second kernel is launched while the first one's

@@ -284,6 +284,7 @@ KernelProfile CudaSpmvMatrix::describe(SpmvKernel k) const {
                                                       std::to_string(s.steps->lanesPerGroup())
               : k == SpmvKernel::SlicedOffset8  ? "c" + std::to_string(s.offset8->chunksPerTask()) +
                                                       "b" + std::to_string(s.offset8->view().minBlocksPerSm) +
+                                                      "k" + std::to_string(s.offset8->view().warpsPerBlock) +
                                                       "g" + std::to_string(s.offset8->taskGroupRows()) +
                                                       (s.offset8->offsets16() ? "w" : "")
                                                 : s.config.name();
