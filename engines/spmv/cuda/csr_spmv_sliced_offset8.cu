@@ -5,12 +5,13 @@
 // Grid: blocks of 8 or 2 warps (SlicedOffset8Options::warpsPerBlock), one warp per task, then one
 // warp per run of empty rows; a second launch adds the pieces of rows cut between tasks (only
 // when there are such rows). __launch_bounds__ for 32 or 40 warps an SM: 4 or 5 blocks of 8
-// warps, 16 or 20 of 2 (SlicedOffset8Options::minBlocksPerSm counts blocks of 8). ptxas, sm_90 (sixteenth session: four task variants, running stream
-// pointers, row ends in pairs): 64 registers and 8 B of spills at 4 (50 % occupancy; the spill is
-// in the variant with segmented slices), 48 registers and 320 B of spills at 5. The kernel for
-// 16-bit offsets (seventeenth session) is a kernel of its own: 64 registers, no spills at 4. At 4
-// the kernel was ahead in every case when it was measured against 5 (one H200, 2026-11-27, eleventh session: liver-1
-// D w 1.55 against 2.18 ms); docs/spmv-notes.md, "Eleventh session" and "Thirteenth session".
+// warps, 16 or 20 of 2 (SlicedOffset8Options::minBlocksPerSm counts blocks of 8). ptxas, sm_90
+// (2026-11-27, the same for 8- and 2-warp blocks): 64 registers and 8 B of spills at 32 warps
+// (50 % occupancy; the spill is in the variant with segmented slices), 48 registers and 320 B of
+// spills at 40; the kernel for 16-bit offsets (a kernel of its own) 64 registers and no spills,
+// 48 and 168 B. At 32 warps the kernel was ahead in every case measured against 40 (H200: eleventh
+// session, liver-1 D w 1.55 against 2.18 ms; eighteenth, 26-73 % in every bench product);
+// docs/spmv-notes.md, "Eleventh session" and "Thirteenth session".
 // Task i of the grid is taskOrder[i] when the layout has an order (transposes: a block's warps
 // on neighbouring rows at the same columns).
 #include <cuda_fp16.h>
