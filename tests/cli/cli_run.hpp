@@ -20,13 +20,28 @@ struct CliRun {
   std::string output;  ///< stdout and stderr together
 };
 
+/// Seconds a run may take before it is killed. The sanitizer build is several times slower: its
+/// brain-case compare with a PDF report took 67 s alone and over 120 s beside another test
+/// under ctest -j 2 on the two-core CI machine (2026-11-27), so it gets five times the limit.
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr int kCliTimeoutS = 600;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr int kCliTimeoutS = 600;
+#else
+inline constexpr int kCliTimeoutS = 120;
+#endif
+#else
+inline constexpr int kCliTimeoutS = 120;
+#endif
+
 /// Runs `prefix penumbra-cli args` through the shell in `dir`; prefix may set limits ("ulimit").
-/// A run that does not end within two minutes is killed (status 124): a refusal that regressed
+/// A run that does not end within kCliTimeoutS is killed (status 124): a refusal that regressed
 /// into a real 10^12-packet run must not hang the suite.
 inline CliRun runCli(const std::string& args, const std::string& dir = ".",
                      const std::string& prefix = "") {
-  const std::string cmd =
-      "cd '" + dir + "' && " + prefix + " timeout 120 '" + PENUMBRA_CLI + "' " + args + " 2>&1";
+  const std::string cmd = "cd '" + dir + "' && " + prefix + " timeout " +
+                          std::to_string(kCliTimeoutS) + " '" + PENUMBRA_CLI + "' " + args + " 2>&1";
   CliRun r;
   FILE* pipe = popen(cmd.c_str(), "r");
   if (!pipe) return r;
