@@ -75,8 +75,9 @@ StepCsrOptions parseStepVariant(const std::string& s) {  // "s4t256l2"
 
 /// "c8", "c8b4", "c8k2" (blocks of 2 warps; k8: of 8; without: the encoder's choice), "c8g0"
 /// (tasks in index order), "c8g8" (tasks of 8 rows by column), "c8b4k8g8";
-/// a final "w" or "n": 16-bit or 8-bit column offsets ("c8w", "c8b4g8n"); without, the engine
-/// chooses by the device and the matrix (chooseOffsetBits) and the name says "w" when it took 16.
+/// a final "w" or "n": 16-bit or 8-bit column offsets ("c8w", "c8b4g8n"), or "o8", "o12", "o16";
+/// without, the engine chooses by the device and the matrix (chooseOffsetBits) and the name says
+/// "w" when it took 16, "o12" when it took 12.
 SlicedOffset8Options parseOffset8Variant(const std::string& s) {
   SlicedOffset8Options o;
   char tail[16] = {0};
@@ -100,10 +101,14 @@ SlicedOffset8Options parseOffset8Variant(const std::string& s) {
   if (rest == "w" || rest == "n") {  // 16 or 8 offset bits; without: the engine's choice
     o.offsetBits = rest == "w" ? 16 : 8;
     rest.clear();
+  } else if (rest.size() > 1 && rest[0] == 'o') {  // "o8", "o12", "o16"
+    std::size_t used = 0;
+    o.offsetBits = std::stoi(rest.substr(1), &used);
+    rest = rest.substr(1 + used);
   }
   if (n < 1 || o.chunksPerTask < 1 || !rest.empty())
     PENUMBRA_THROW(InvalidArgument,
-                   "bench spmv: bad offset8 variant '" + s + "' (expected e.g. c8, c8b4, c8k2, c8g0, c8b4k8g8 or c8w)");
+                   "bench spmv: bad offset8 variant '" + s + "' (expected e.g. c8, c8b4, c8k2, c8g0, c8b4k8g8, c8w or c8o12)");
   return o;
 }
 

@@ -17,7 +17,7 @@ using S8 = SlicedOffset8;
 
 /// Cuts row r of m into slices: fn(first entry, entries, segment-start mask) for each, in order.
 /// A slice takes up to 32 entries and ends early where a (maxSegments + 1)-th segment would
-/// start; a segment starts where a column is `span` (256 or 65536) or more past the current
+/// start; a segment starts where a column is `span` (256, 4096 or 65536) or more past the current
 /// segment's first.
 template <typename F>
 void forEachSlice(const HalfCsr& m, std::int64_t r, std::int64_t span, int maxSegments, F&& fn) {
@@ -68,9 +68,10 @@ SlicedOffset8 encodeSlicedOffset8(const HalfCsr& m, const SlicedOffset8Options& 
                    "SlicedOffset8: chunks per task must be in 1..4096");
   PENUMBRA_REQUIRE(options.taskGroupRows >= -1, InvalidArgument,
                    "SlicedOffset8: task group rows must be -1 (the encoder's choice), 0 or more");
-  PENUMBRA_REQUIRE(options.offsetBits == 0 || options.offsetBits == 8 || options.offsetBits == 16,
+  PENUMBRA_REQUIRE(options.offsetBits == 0 || options.offsetBits == 8 || options.offsetBits == 12 ||
+                       options.offsetBits == 16,
                    InvalidArgument,
-                   "SlicedOffset8: column offsets of 8 or 16 bits (0: the engine's choice), not " +
+                   "SlicedOffset8: column offsets of 8, 12 or 16 bits (0: the engine's choice), not " +
                        std::to_string(options.offsetBits));
   PENUMBRA_REQUIRE(options.minBlocksPerSm == 4 || options.minBlocksPerSm == 5, InvalidArgument,
                    "SlicedOffset8: the kernel is compiled for 4 or 5 blocks per SM, not " +
@@ -88,11 +89,11 @@ SlicedOffset8 encodeSlicedOffset8(const HalfCsr& m, const SlicedOffset8Options& 
   s.scale = m.scale;
   s.chunksPerTask = options.chunksPerTask;
   s.minBlocksPerSm = options.minBlocksPerSm;
-  s.offsetBits = options.offsetBits == 16 ? 16 : 8;
+  s.offsetBits = options.offsetBits == 0 ? 8 : options.offsetBits;
   const std::int64_t span = S8::segmentSpan(s.offsetBits);
-  // 16-bit offsets: no segments (a slice ends where a column is 65536 past its first), so that
-  // the kernel needs no variant with both (none of our matrices has such a slice).
-  const int maxSegments = s.offsetBits == 16 ? 1 : S8::kMaxSegments;
+  // 12- and 16-bit offsets: no segments (a slice ends where a column is 4096 or 65536 past its
+  // first), so that the kernel needs no variant with both.
+  const int maxSegments = s.offsetBits == 8 ? S8::kMaxSegments : 1;
   // Rows: non-empty rows in order, runs of empty rows.
   for (std::int64_t r = 0; r < m.rows; ++r) {
     if (m.rowPtr[std::size_t(r) + 1] > m.rowPtr[std::size_t(r)]) {
@@ -122,8 +123,10 @@ SlicedOffset8 encodeSlicedOffset8(const HalfCsr& m, const SlicedOffset8Options& 
                    "SlicedOffset8: more than 2^32 slices of 32 entries");
 
   // Pass 2: headers, values, offsets and each slice's segment mask (padding stays 0).
+  // At 12 bits the offsets go to offsets16 first and are split after this pass: a chunk's high
+  // nibbles share words across rows, which different threads encode.
   s.values.assign(std::size_t(s.nChunks * S8::kChunkEntries), 0);
-  if (s.offsetBits == 16)
+  if (s.offsetBits != 8)
     s.offsets16.assign(std::size_t(s.nChunks * S8::kChunkEntries), 0);
   else
     s.offsetsLo.assign(std::size_t(s.nChunks * S8::kChunkEntries), 0);
@@ -144,7 +147,7 @@ SlicedOffset8 encodeSlicedOffset8(const HalfCsr& m, const SlicedOffset8Options& 
           if ((mask >> l) & 1u) base = std::uint32_t(m.colIdx[std::size_t(e + l)]);
           s.values[i] = m.values[std::size_t(e + l)];
           const std::uint32_t off = std::uint32_t(m.colIdx[std::size_t(e + l)]) - base;
-          if (s.offsetBits == 16)
+          if (s.offsetBits != 8)
             s.offsets16[i] = std::uint16_t(off);
           else
             s.offsetsLo[i] = std::uint8_t(off);
@@ -153,6 +156,19 @@ SlicedOffset8 encodeSlicedOffset8(const HalfCsr& m, const SlicedOffset8Options& 
       });
     }
   });
+  if (s.offsetBits == 12) {
+    s.offsetsLo.assign(s.offsets16.size(), 0);
+    s.offsetsHi.assign(std::size_t(s.nChunks * S8::kSlice), 0);
+    blocks(std::int64_t(s.offsetsHi.size()), 1 << 16, threads, [&](std::int64_t w0, std::int64_t w1) {
+      for (std::int64_t w = w0; w < w1; ++w)
+        for (int j = 0; j < S8::kChunk; ++j) {
+          const std::size_t i = std::size_t(w * S8::kChunk + j);
+          s.offsetsLo[i] = std::uint8_t(s.offsets16[i] & 0xFFu);
+          s.offsetsHi[std::size_t(w)] |= std::uint32_t(s.offsets16[i] >> 8) << (4 * j);
+        }
+    });
+    s.offsets16 = {};
+  }
 
   // Areas: where each chunk's starts, then its masks and the first columns of its segments.
   std::vector<std::uint64_t> areaStart(std::size_t(s.nChunks) + 1, 0);
@@ -235,6 +251,8 @@ SliceCounts countSlices(const HalfCsr& m, int threads) {
                      ++c.slices8;
                      c.segmented8 += mask != 0;
                    });
+      forEachSlice(m, r, S8::segmentSpan(12), 1,
+                   [&](std::int64_t, int, std::uint32_t) { ++c.slices12; });
       forEachSlice(m, r, S8::segmentSpan(16), 1,
                    [&](std::int64_t, int, std::uint32_t) { ++c.slices16; });
     }
@@ -243,6 +261,7 @@ SliceCounts countSlices(const HalfCsr& m, int threads) {
   for (const SliceCounts& c : part) {
     all.slices8 += c.slices8;
     all.segmented8 += c.segmented8;
+    all.slices12 += c.slices12;
     all.slices16 += c.slices16;
   }
   return all;
@@ -335,7 +354,7 @@ SlicedOffset8Bytes slicedOffset8Bytes(const SlicedOffset8& s) {
   SlicedOffset8Bytes b;
   const double entries = double(s.nChunks) * S8::kChunkEntries;
   b.values = 2.0 * entries;
-  b.offsets = entries * double(s.offsetBits / 8);
+  b.offsets = entries * double(s.offsetBits) / 8.0;
   b.segments = 4.0 * double(s.segs.size() - S8::kAreaWords);
   b.headers = 4.0 * S8::kChunk * double(s.nChunks);
   b.rows = 4.0 * double(s.nonEmptyRows());
@@ -349,7 +368,7 @@ SlicedOffset8Bytes slicedOffset8Bytes(const SlicedOffset8& s) {
 
 double slicedOffset8DeviceBytes(const SlicedOffset8& s) {
   return 2.0 * double(s.values.size()) + double(s.offsetsLo.size()) +
-         2.0 * double(s.offsets16.size()) +
+         2.0 * double(s.offsets16.size()) + 4.0 * double(s.offsetsHi.size()) +
          4.0 * double(s.headers.size() + s.segs.size() + s.nonEmptyRow.size() + s.taskOrder.size()) +
          double(sizeof(Offset8Task)) * double(s.tasks.size()) + 16.0 * double(s.tasks.size()) +
          12.0 * double(s.splitRows.size()) + 8.0 * double(s.emptyRuns.size());

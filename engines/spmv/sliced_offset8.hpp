@@ -17,7 +17,9 @@
 ///   (greedy over the ascending columns); offset = column - first column of its segment. With
 ///   16 offset bits (SlicedOffset8Options::offsetBits) the offsets are in offsets16 (two bytes
 ///   an entry, interleaved as the values; offsetsLo is empty) and a slice has one segment: it
-///   ends early where a column is 65536 or more past its first. A slice
+///   ends early where a column is 65536 or more past its first. With 12 offset bits the low byte
+///   is in offsetsLo as at 8 and the high 4 bits in offsetsHi (one word a lane and chunk: nibble
+///   j = slice j), one segment a slice, cut where a column is 4096 or more past its first. A slice
 ///   holds up to 32 consecutive entries of a row and at most kMaxSegments segments: it ends early
 ///   where a fifth segment would start. (Until 2026-11-27 a slice spanning 256 columns or more was
 ///   "wide" and carried 16 more bits per entry: 64 B a slice; a dose matrix's transpose has jumps
@@ -52,6 +54,7 @@
 ///   then gather the same lines of x, from L1, instead of 8 unrelated ones from L2. The order
 ///   changes no sum (each task writes its own outputs).
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "spmv/half_csr.hpp"
@@ -81,7 +84,11 @@ struct SlicedOffset8Options {
   /// the average non-empty row spans two tasks or more, else 0.
   int taskGroupRows = -1;
   /// Bits of column offset an entry: 8 (segments where a column is 256 or more past the
-  /// segment's first) or 16 (offsets16: two bytes an entry, no segments). The transposes of
+  /// segment's first), 12 (offsetsLo and offsetsHi: 1.5 bytes an entry, no segments; a slice
+  /// ends where a column is 4096 past its first) or 16 (offsets16: two bytes an entry, no
+  /// segments). 12 bits: the transposes' and proton-hn D's slices nearly all span less than 4096
+  /// columns (slices 1.001-1.06 x nnz / 32, counted 2026-11-27), so 12 bits store them in 0.5 B a
+  /// non-zero less than 16 without segment bases. The transposes of
   /// prostate-1 and liver-1/16 segment 69-73 % of their slices at 8 bits, none at 16 (proton-hn's
   /// D and D^T 15-19 % and none; counted 2026-11-27): one more byte a non-zero for a gather path
   /// without segment bases (shuffles and popcounts).
@@ -112,10 +119,13 @@ struct SlicedOffset8 {
   int minBlocksPerSm = 4;  ///< from SlicedOffset8Options (the launch, not the layout)
   int warpsPerBlock = 8;   ///< from SlicedOffset8Options, resolved (the launch, not the layout)
   int taskGroupRows = 0;   ///< as encoded (SlicedOffset8Options::taskGroupRows resolved)
-  int offsetBits = 8;      ///< 8 or 16 (SlicedOffset8Options::offsetBits)
+  int offsetBits = 8;      ///< 8, 12 or 16 (SlicedOffset8Options::offsetBits)
   std::int64_t nSlices = 0, nChunks = 0, segmentedSlices = 0, segmentedChunks = 0;
   std::vector<std::uint16_t> values;         ///< nChunks * 256, interleaved
   std::vector<std::uint8_t> offsetsLo;       ///< nChunks * 256, interleaved; empty at 16 bits
+  /// nChunks * 32 at 12 bits (word 32 c + l: bits 4 j..4 j + 3 = offset >> 8 of position l of
+  /// slice 8 c + j), else empty.
+  std::vector<std::uint32_t> offsetsHi;
   std::vector<std::uint16_t> offsets16;      ///< nChunks * 256, interleaved; empty at 8 bits
   std::vector<std::uint32_t> headers;        ///< nChunks * 8
   std::vector<std::uint32_t> segs;           ///< areas of the segmented chunks, then 32 zeros
@@ -126,12 +136,14 @@ struct SlicedOffset8 {
   std::vector<EmptyRun> emptyRuns;
 
   std::int64_t nonEmptyRows() const { return std::int64_t(nonEmptyRow.size()); }
-  /// Columns a segment spans at most: 256 at 8 offset bits, 65536 at 16.
+  /// Columns a segment spans at most: 256 at 8 offset bits, 4096 at 12, 65536 at 16.
   static std::int64_t segmentSpan(int offsetBits) { return std::int64_t(1) << offsetBits; }
-  /// The column offset stored at index i (of at()), 8- or 16-bit.
+  /// The column offset stored at index i (of at()), 8-, 12- or 16-bit.
   std::uint32_t offsetAt(std::int64_t i) const {
-    return offsets16.empty() ? std::uint32_t(offsetsLo[std::size_t(i)])
-                             : std::uint32_t(offsets16[std::size_t(i)]);
+    if (!offsets16.empty()) return std::uint32_t(offsets16[std::size_t(i)]);
+    const std::uint32_t lo = offsetsLo[std::size_t(i)];
+    if (offsetsHi.empty()) return lo;
+    return lo | ((offsetsHi[std::size_t(i / kChunk)] >> (4 * (i % kChunk))) & 0xFu) << 8;
   }
   /// Index of position l of slice s in values / offsetsLo / offsets16.
   static std::int64_t at(std::int64_t s, int l) {
@@ -147,10 +159,10 @@ SlicedOffset8 encodeSlicedOffset8(const HalfCsr& m, const SlicedOffset8Options& 
 /// The HalfCsr back, exactly (rows in order, entries in column order, same bits and scale).
 HalfCsr decodeSlicedOffset8(const SlicedOffset8& s);
 
-/// Slices of m at 8 offset bits (and how many of them segmented) and at 16: a pass over the
-/// columns, no encoding.
+/// Slices of m at 8 offset bits (and how many of them segmented), at 12 and at 16: a pass over
+/// the columns, no encoding.
 struct SliceCounts {
-  std::int64_t slices8 = 0, segmented8 = 0, slices16 = 0;
+  std::int64_t slices8 = 0, segmented8 = 0, slices12 = 0, slices16 = 0;
 };
 SliceCounts countSlices(const HalfCsr& m, int threads = 0);
 
@@ -163,6 +175,12 @@ SliceCounts countSlices(const HalfCsr& m, int threads = 0);
 /// on an H200, and made every product 4-26 % slower on an H100 and the others slower on the H200.
 constexpr double kWideOffsetsBytesPerSmClock = 16.0;
 int chooseOffsetBits(double bytesPerSmClock, const SliceCounts& counts);
+
+/// The offset width in a variant's name (`penumbra-cli bench spmv`, the kernel profile): "" at 8
+/// bits, "o12" at 12, "w" at 16.
+inline std::string offsetBitsSuffix(int offsetBits) {
+  return offsetBits == 16 ? "w" : offsetBits == 12 ? "o12" : "";
+}
 
 /// The CPU reference on the encoded matrix: every row summed left to right in double, then
 /// scaled, as multiplyCpu() (so the two agree bit for bit).

@@ -7,8 +7,8 @@
 ///
 /// One warp per task (chunksPerTask chunks of 8 slices of 32 entries):
 /// - Streams: per chunk lane l loads 16 B of values and 8 B of 8-bit offsets (16 B of 16-bit
-///   offsets in a layout with offsetBits 16, which has no segments; position l of the 8
-///   slices), the header of slice l % 8 and word l of the chunk's area in segs; the next chunk's
+///   offsets in a layout with offsetBits 16; at 12 bits 8 B of low bytes and 4 B of high
+///   nibbles; neither has segments; position l of the 8 slices), the header of slice l % 8 and word l of the chunk's area in segs; the next chunk's
 ///   loads are issued before the current chunk is used (software pipelining: two chunks, 6 KB
 ///   per warp, in flight). The area's position runs on from the task's segBegin by each
 ///   chunk's area length (8 + the masks' popcounts).
@@ -78,7 +78,8 @@ using warp::warpSum;
 /// One chunk as lane l holds it.
 struct Chunk {
   std::uint32_t val[4];    ///< fp16 bits of position l of slices 0..7
-  std::uint32_t lo[2];     ///< 8-bit offsets of position l of slices 0..7
+  std::uint32_t lo[2];     ///< 8-bit offsets (low bytes) of position l of slices 0..7
+  std::uint32_t hi;        ///< their high nibbles (12-bit layouts)
   std::uint32_t off16[4];  ///< 16-bit offsets of position l of slices 0..7 (16-bit layouts)
   std::uint32_t hdr;       ///< header of slice l % 8
   std::uint32_t area;      ///< word l of the chunk's area (when it has one)
@@ -89,33 +90,50 @@ struct Chunk {
 /// instructions a chunk, 2026-11-27).
 struct StreamCursor {
   const std::uint16_t* values;
-  const std::uint8_t* offsetsLo;
-  const std::uint16_t* offsets16;  ///< null at 8 bits
+  const std::uint8_t* offsetsLo;   ///< null at 16 bits
+  const std::uint16_t* offsets16;  ///< null at 8 and 12 bits
+  const std::uint32_t* offsetsHi;  ///< null at 8 and 16 bits
   const std::uint32_t* headers;
 };
 
-template <bool kWide, class W>
+/// The offsets beyond a layout's low bytes, as the kernel takes them: `high` is
+/// SlicedOffset8::offsets16 at kBits 16, offsetsHi at 12, unused at 8.
+template <int kBits>
+PENUMBRA_SPMV_HD const std::uint16_t* offsets16Of(const void* high) {
+  return kBits == 16 ? static_cast<const std::uint16_t*>(high) : nullptr;
+}
+template <int kBits>
+PENUMBRA_SPMV_HD const std::uint32_t* offsetsHiOf(const void* high) {
+  return kBits == 12 ? static_cast<const std::uint32_t*>(high) : nullptr;
+}
+
+template <int kBits, class W>
 PENUMBRA_SPMV_HD StreamCursor cursorAt(W& w, const Offset8KernelView& v, std::uint64_t c,
-                                       const std::uint16_t* off16) {
+                                       const void* high) {
   const std::uint64_t i =
       c * SlicedOffset8::kChunkEntries + std::uint64_t(w.lane()) * SlicedOffset8::kChunk;
-  return {v.values + i, kWide ? nullptr : v.offsetsLo + i, kWide ? off16 + i : nullptr,
+  const std::uint64_t word = c * SlicedOffset8::kSlice + std::uint64_t(w.lane());
+  return {v.values + i, kBits == 16 ? nullptr : v.offsetsLo + i,
+          kBits == 16 ? offsets16Of<kBits>(high) + i : nullptr,
+          kBits == 12 ? offsetsHiOf<kBits>(high) + word : nullptr,
           v.headers + c * SlicedOffset8::kChunk + std::uint64_t(w.lane() & 7)};
 }
 
-template <bool kWide, class W>
+template <int kBits, class W>
 PENUMBRA_SPMV_HD void loadChunk(W& w, StreamCursor& at, Chunk& k) {
   w.loadStream(at.values, k.val);
-  if constexpr (kWide)
+  if constexpr (kBits == 16)
     w.loadStream(at.offsets16, k.off16);
   else
     w.loadStream(at.offsetsLo, k.lo);
+  if constexpr (kBits == 12) k.hi = w.loadStream(at.offsetsHi);
   k.hdr = w.loadStream(at.headers);
   at.values += SlicedOffset8::kChunkEntries;
-  if constexpr (kWide)
+  if constexpr (kBits == 16)
     at.offsets16 += SlicedOffset8::kChunkEntries;
   else
     at.offsetsLo += SlicedOffset8::kChunkEntries;
+  if constexpr (kBits == 12) at.offsetsHi += SlicedOffset8::kSlice;
   at.headers += SlicedOffset8::kChunk;
 }
 
@@ -125,8 +143,8 @@ PENUMBRA_SPMV_HD void loadChunk(W& w, StreamCursor& at, Chunk& k) {
 /// base k = (segment starts at or before l in mask j) from word 7 + (bases of slices 0..j-1) + k
 /// of the area; k = 0: the header's. The running count replaced a 3-step warp scan whose
 /// shuffles stalled every chunk (ncu source counters, H100, 2026-11-27). kPartial: slices
-/// nValid..7 are padding (x taken as 0). kWide: 16-bit offsets.
-template <bool kWide, bool kSegmented, bool kPartial, class W>
+/// nValid..7 are padding (x taken as 0). kBits: offset bits (8, 12, 16).
+template <int kBits, bool kSegmented, bool kPartial, class W>
 PENUMBRA_SPMV_HD std::uint32_t gatherChunk(W& w, const Chunk& cur, std::uint32_t hdrBase,
                                            std::uint32_t atOrBelow, int nValid, const double* x,
                                            double (&xv)[SlicedOffset8::kChunk]) {
@@ -142,10 +160,11 @@ PENUMBRA_SPMV_HD std::uint32_t gatherChunk(W& w, const Chunk& cur, std::uint32_t
       at += popc32(mask);
     }
     std::uint32_t off;
-    if constexpr (kWide)
+    if constexpr (kBits == 16)
       off = (cur.off16[j >> 1] >> (16 * (j & 1))) & 0xFFFFu;
     else
       off = (cur.lo[j >> 2] >> (8 * (j & 3))) & 0xFFu;
+    if constexpr (kBits == 12) off |= ((cur.hi >> (4 * j)) & 0xFu) << 8;
     const std::uint32_t col = base + off;
     if constexpr (kPartial)
       xv[j] = j < nValid ? w.gatherX(x, col) : 0.0;
@@ -184,13 +203,14 @@ PENUMBRA_SPMV_HD void sumPair(W& w, const Offset8KernelView& v, std::uint32_t t,
   writeRowSum(v, t, upper ? db : da, s, y, (w.lane() & 15) == 0);
 }
 
-/// Task t of v, by the 32 lanes of w, for a layout with 16-bit offsets (kWide: at off16) or
-/// 8-bit, with (kSegs) or without segmented slices, and a task that holds the matrix's partial
-/// last chunk (kLastTask) or not: all are the same for every lane, so the common case carries no
-/// test of any (the offset width, the area loads, the partial chunk).
-template <bool kWide, bool kSegs, bool kLastTask, class W>
+/// Task t of v, by the 32 lanes of w, for a layout with kBits offset bits (12, 16: the bits
+/// beyond the low bytes at `high`, offsets16Of / offsetsHiOf), with (kSegs, 8 bits only) or
+/// without segmented slices, and a task that holds the matrix's partial last chunk (kLastTask)
+/// or not: all are the same for every lane, so the common case carries no test of any (the
+/// offset width, the area loads, the partial chunk).
+template <int kBits, bool kSegs, bool kLastTask, class W>
 PENUMBRA_SPMV_HD void runTaskAs(W& w, const Offset8KernelView& v, std::uint32_t t,
-                                const double* x, double* y, const std::uint16_t* off16) {
+                                const double* x, double* y, const void* high) {
   using S8 = SlicedOffset8;
   const int lane = w.lane();
   const std::uint32_t atOrBelow = (2u << lane) - 1u;  // lanes 0..lane (lane 31: all)
@@ -208,12 +228,12 @@ PENUMBRA_SPMV_HD void runTaskAs(W& w, const Offset8KernelView& v, std::uint32_t 
   double pend = 0.0;
   std::uint32_t pendDest = kNoRow;
   std::uint32_t areaAt = task.segBegin;
-  StreamCursor at = cursorAt<kWide>(w, v, c0, off16);
+  StreamCursor at = cursorAt<kBits>(w, v, c0, high);
   // Chunk k of the task, whose loads were issued before; issues chunk k + 1's into `next` (two
   // chunks in flight; the caller alternates two Chunk variables, so nothing is copied).
   auto step = [&](std::uint32_t k, const Chunk& cur, Chunk& next) {
     const bool more = k + 1 < n;
-    if (more) loadChunk<kWide>(w, at, next);
+    if (more) loadChunk<kBits>(w, at, next);
     // Lanes 0..7: segmented bits, lanes 8..15: row-end bits of slices 0..7.
     const std::uint32_t bits = w.ballot(lane < 16 && (cur.hdr & hdrBit) != 0);
     const std::uint32_t segBits = kSegs ? bits & 0xFFu : 0u, lastBits = (bits >> 8) & 0xFFu;
@@ -225,13 +245,13 @@ PENUMBRA_SPMV_HD void runTaskAs(W& w, const Offset8KernelView& v, std::uint32_t 
     double xv[S8::kChunk];
     if (nValid == S8::kChunk) {
       if (segBits == 0)
-        gatherChunk<kWide, false, false>(w, cur, hdrBase, atOrBelow, nValid, x, xv);
+        gatherChunk<kBits, false, false>(w, cur, hdrBase, atOrBelow, nValid, x, xv);
       else
-        areaAt += gatherChunk<kWide, kSegs, false>(w, cur, hdrBase, atOrBelow, nValid, x, xv);
+        areaAt += gatherChunk<kBits, kSegs, false>(w, cur, hdrBase, atOrBelow, nValid, x, xv);
     } else if (segBits == 0) {
-      gatherChunk<kWide, false, true>(w, cur, hdrBase, atOrBelow, nValid, x, xv);
+      gatherChunk<kBits, false, true>(w, cur, hdrBase, atOrBelow, nValid, x, xv);
     } else {
-      areaAt += gatherChunk<kWide, kSegs, true>(w, cur, hdrBase, atOrBelow, nValid, x, xv);
+      areaAt += gatherChunk<kBits, kSegs, true>(w, cur, hdrBase, atOrBelow, nValid, x, xv);
     }
     if constexpr (kSegs) {
       if (more) next.area = w.loadStream(v.segs + areaAt + std::uint32_t(lane));
@@ -273,7 +293,7 @@ PENUMBRA_SPMV_HD void runTaskAs(W& w, const Offset8KernelView& v, std::uint32_t 
   };
   Chunk cur;
   cur.area = 0;
-  loadChunk<kWide>(w, at, cur);
+  loadChunk<kBits>(w, at, cur);
   if constexpr (kSegs) cur.area = w.loadStream(v.segs + areaAt + std::uint32_t(lane));
   for (std::uint32_t k = 0; k < n; ++k) {
     Chunk next = cur;
@@ -292,28 +312,29 @@ PENUMBRA_SPMV_HD void runTaskAs(W& w, const Offset8KernelView& v, std::uint32_t 
 }
 
 /// Task t of v, by the 32 lanes of w (every lane must call it: the shuffles name all 32), for a
-/// layout with 16-bit offsets (kWide; off16: SlicedOffset8::offsets16) or 8-bit (off16 unused).
-/// The 16-bit offsets are not in the view: a view one pointer longer made ptxas spill in the
-/// 8-bit paths (sm_90, 2026-11-27), and the GPU compiles one kernel each.
-template <bool kWide, class W>
+/// layout with kBits offset bits: 8 (high unused), 12 (high: SlicedOffset8::offsetsHi) or 16
+/// (high: offsets16). The high parts are not in the view: a view one pointer longer made ptxas
+/// spill in the 8-bit paths (sm_90, 2026-11-27), and the GPU compiles one kernel each.
+template <int kBits, class W>
 PENUMBRA_SPMV_HD void runTaskOf(W& w, const Offset8KernelView& v, std::uint32_t t, const double* x,
-                                double* y, const std::uint16_t* off16) {
+                                double* y, const void* high) {
+  static_assert(kBits == 8 || kBits == 12 || kBits == 16, "offsets of 8, 12 or 16 bits");
   const bool lastTask = (std::uint64_t(t) + 1) * v.chunksPerTask >= v.nChunks &&
                         v.nSlices % SlicedOffset8::kChunk != 0;
-  if constexpr (kWide) {  // never segmented (the encoder)
+  if constexpr (kBits != 8) {  // never segmented (the encoder)
     if (lastTask)
-      runTaskAs<true, false, true>(w, v, t, x, y, off16);
+      runTaskAs<kBits, false, true>(w, v, t, x, y, high);
     else
-      runTaskAs<true, false, false>(w, v, t, x, y, off16);
+      runTaskAs<kBits, false, false>(w, v, t, x, y, high);
   } else if (v.segs) {
     if (lastTask)
-      runTaskAs<false, true, true>(w, v, t, x, y, off16);
+      runTaskAs<8, true, true>(w, v, t, x, y, high);
     else
-      runTaskAs<false, true, false>(w, v, t, x, y, off16);
+      runTaskAs<8, true, false>(w, v, t, x, y, high);
   } else if (lastTask) {
-    runTaskAs<false, false, true>(w, v, t, x, y, off16);
+    runTaskAs<8, false, true>(w, v, t, x, y, high);
   } else {
-    runTaskAs<false, false, false>(w, v, t, x, y, off16);
+    runTaskAs<8, false, false>(w, v, t, x, y, high);
   }
 }
 

@@ -85,10 +85,12 @@ Seen checkSlicedOffset8(const HalfCsr& a, const std::string& name, std::uint32_t
   struct Variant {
     int chunks, blocks, groupRows, offsetBits, warps;
   };
-  // Every compiled kernel: 8- and 16-bit offsets, blocks of 2 and 8 warps, 32 and 40 warps an SM.
+  // Every compiled kernel: 8-, 12- and 16-bit offsets, blocks of 2 and 8 warps, 32 and 40 warps
+  // an SM.
   for (const Variant& v : {Variant{1, 4, -1, 8, 0}, {4, 4, 8, 8, 2}, {8, 4, -1, 8, 0},
                            {8, 5, 0, 8, 8}, {8, 5, 8, 8, 2}, {1, 4, -1, 16, 2}, {8, 4, 8, 16, 0},
-                           {8, 5, 0, 16, 0}, {8, 5, 0, 16, 8}}) {
+                           {8, 5, 0, 16, 0}, {8, 5, 0, 16, 8}, {1, 4, -1, 12, 2}, {8, 4, 8, 12, 0},
+                           {8, 5, 0, 12, 2}, {8, 5, 0, 12, 8}}) {
     const auto [chunks, blocks, groupRows, offsetBits, warps] = v;
     const SlicedOffset8Options o{chunks, 0, blocks, groupRows, offsetBits, warps};
     const std::string what = name + " (" + std::to_string(chunks) + " chunks per task, kernel b" +

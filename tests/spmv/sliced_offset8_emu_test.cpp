@@ -23,11 +23,6 @@ struct Seen {
   std::int64_t segmented = 0, split = 0;
 };
 
-SlicedOffset8Options sixteenBit(SlicedOffset8Options o) {
-  o.offsetBits = 16;
-  return o;
-}
-
 void expectEmulationMatches(const HalfCsr& m, const std::string& name,
                             const SlicedOffset8Options& o, Seen* seen = nullptr) {
   const SlicedOffset8 s = encodeSlicedOffset8(m, o);
@@ -52,12 +47,21 @@ void expectEmulationMatches(const HalfCsr& m, const std::string& name,
     ASSERT_EQ(y[r], in.refi[r]) << what << ": integer-valued, row " << r;
 }
 
+/// The same at 12- and 16-bit offsets (the wide kernels' instantiations).
+void expectWideMatches(const HalfCsr& m, const std::string& name, SlicedOffset8Options o,
+                       Seen* seen = nullptr) {
+  for (int bits : {12, 16}) {
+    o.offsetBits = bits;
+    expectEmulationMatches(m, name, o, seen);
+  }
+}
+
 TEST(SpmvSlicedOffset8Emulated, SpmvTestMatrices) {
   Seen seen;
   for (const auto& [name, m] : existingTestMatrices()) {
     if (m.nnz() > 400000) continue;  // the emulation switches fibers at every shuffle
     for (int c : {1, 8}) expectEmulationMatches(m, name, {c, 2, 4, c == 8 ? 8 : -1}, &seen);
-    expectEmulationMatches(m, name, sixteenBit({4, 2}));
+    expectWideMatches(m, name, {4, 2});
   }
   EXPECT_GT(seen.segmented, 0);
   EXPECT_GT(seen.split, 0);
@@ -68,7 +72,7 @@ TEST(SpmvSlicedOffset8Emulated, SmallTasksCutRowsBetweenTasks) {
   Seen seen;
   for (int c : {1, 2, 4, 8}) expectEmulationMatches(m, "random 600x5000", {c, 2}, &seen);
   expectEmulationMatches(transpose(m), "random 600x5000^T", {1, 2, 4, 8}, &seen);
-  expectEmulationMatches(transpose(m), "random 600x5000^T", sixteenBit({1, 2, 4, 8}));
+  expectWideMatches(transpose(m), "random 600x5000^T", {1, 2, 4, 8});
   EXPECT_GT(seen.split, 10);
   EXPECT_GT(seen.segmented, 10);  // 5000 columns, ~1 in 6 taken: 32 entries span ~190 +- 35 columns
 }
@@ -77,11 +81,11 @@ TEST(SpmvSlicedOffset8Emulated, AwkwardShapes) {
   for (const auto& [name, m] : awkwardMatrices()) {
     if (m.cols >= (std::int64_t(1) << 30)) continue;  // columnGaps: refused (sliced_offset8_test)
     for (int c : {1, 4}) expectEmulationMatches(m, name, {c, 2});
-    expectEmulationMatches(m, name, sixteenBit({4, 2}));
+    expectWideMatches(m, name, {4, 2});
   }
-  // Gaps of 254..65536 and beyond 2^24 within 2^25 columns; a row with entries at 0 and 2^24 + 5.
+  // Gaps of 254..65536 (4095 / 4096: the 12-bit limit) and beyond 2^24 within 2^25 columns; a row with entries at 0 and 2^24 + 5.
   std::vector<std::vector<std::int32_t>> rows = {{3}, {}, {3}};
-  for (std::int32_t gap : {254, 255, 256, 65535, 65536, (1 << 24) + 3, 14, 15, 1, 16})
+  for (std::int32_t gap : {254, 255, 256, 4095, 4096, 65535, 65536, (1 << 24) + 3, 14, 15, 1, 16})
     rows[0].push_back(rows[0].back() + gap);
   rows[2] = rows[0];
   rows.push_back({(1 << 25) - 1});
@@ -90,14 +94,13 @@ TEST(SpmvSlicedOffset8Emulated, AwkwardShapes) {
   for (int c : {1, 8})
     expectEmulationMatches(fromRows(1 << 25, rows), "gaps in 2^25 columns", {c, 2}, &seen);
   EXPECT_GT(seen.segmented, 0);
-  expectEmulationMatches(fromRows(1 << 25, rows), "gaps in 2^25 columns", sixteenBit({1, 2}));
+  expectWideMatches(fromRows(1 << 25, rows), "gaps in 2^25 columns", {1, 2});
   // Every entry far from the previous: every entry its own segment (slices of 4).
   std::vector<std::int32_t> sparse;
   for (int k = 0; k < 300; ++k) sparse.push_back(k * 1000);
   expectEmulationMatches(fromRows(300000, {sparse, sparse, {}, sparse}), "every entry its own segment",
                          {1, 2});
-  expectEmulationMatches(fromRows(300000, {sparse, sparse, {}, sparse}), "entries 1000 apart",
-                         sixteenBit({1, 2}));
+  expectWideMatches(fromRows(300000, {sparse, sparse, {}, sparse}), "entries 1000 apart", {1, 2});
   // Rows all shorter than a slice (one slice each, many rows per chunk).
   expectEmulationMatches(randomCsr(3000, 500, 31, 41, true, 0.2), "rows shorter than 32", {1, 2});
 }
@@ -128,7 +131,7 @@ TEST(SpmvSlicedOffset8Emulated, RowEndsSummedInPairs) {
     }
     expectEmulationMatches(m, "prostate-1/256", {c, 2});
   }
-  expectEmulationMatches(m, "prostate-1/256", sixteenBit({2, 2}));
+  expectWideMatches(m, "prostate-1/256", {2, 2});
   EXPECT_GT(oddOpen, 10);
   EXPECT_GT(oddClosed, 10);
   EXPECT_GT(manyEnds, 10);
@@ -137,7 +140,7 @@ TEST(SpmvSlicedOffset8Emulated, RowEndsSummedInPairs) {
 TEST(SpmvSlicedOffset8Emulated, OneLongRowInManyPieces) {
   Seen seen;
   for (int c : {1, 4}) expectEmulationMatches(hugeRow(20000), "one row of 20000", {c, 2}, &seen);
-  expectEmulationMatches(hugeRow(20000), "one row of 20000", sixteenBit({1, 2}), &seen);
+  expectWideMatches(hugeRow(20000), "one row of 20000", {1, 2}, &seen);
   EXPECT_GT(seen.split, 0);
 }
 

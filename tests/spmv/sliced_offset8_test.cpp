@@ -27,10 +27,13 @@ void checkLayout(const S8& s, const HalfCsr& m, const std::string& what) {
   SCOPED_TRACE(what);
   ASSERT_EQ(s.nChunks, (s.nSlices + 7) / 8);
   ASSERT_EQ(s.values.size(), std::size_t(s.nChunks * 256));
-  ASSERT_TRUE(s.offsetBits == 8 || s.offsetBits == 16);
-  ASSERT_EQ(s.offsetsLo.size(), s.offsetBits == 8 ? std::size_t(s.nChunks * 256) : 0u);
+  ASSERT_TRUE(s.offsetBits == 8 || s.offsetBits == 12 || s.offsetBits == 16);
+  ASSERT_EQ(s.offsetsLo.size(), s.offsetBits != 16 ? std::size_t(s.nChunks * 256) : 0u);
+  ASSERT_EQ(s.offsetsHi.size(), s.offsetBits == 12 ? std::size_t(s.nChunks * 32) : 0u);
   ASSERT_EQ(s.offsets16.size(), s.offsetBits == 16 ? std::size_t(s.nChunks * 256) : 0u);
-  if (s.offsetBits == 16) ASSERT_EQ(s.segmentedSlices, 0);  // a slice ends where one would start
+  if (s.offsetBits != 8) {
+    ASSERT_EQ(s.segmentedSlices, 0);  // a slice ends where one would start
+  }
   const std::uint32_t span = std::uint32_t(S8::segmentSpan(s.offsetBits));
   auto offsetAt = [&](std::size_t i) { return s.offsetAt(std::int64_t(i)); };
   ASSERT_EQ(s.headers.size(), std::size_t(s.nChunks * 8));
@@ -156,11 +159,12 @@ void expectRoundTrip(const HalfCsr& m, const std::string& name, const SlicedOffs
 
 void expectRoundTrips(const HalfCsr& m, const std::string& name) {
   for (int c : {1, 4, 8}) expectRoundTrip(m, name, {c, 2});
-  for (int c : {1, 8}) {
-    SlicedOffset8Options o{c, 2};
-    o.offsetBits = 16;
-    expectRoundTrip(m, name, o);
-  }
+  for (int c : {1, 8})
+    for (int bits : {12, 16}) {
+      SlicedOffset8Options o{c, 2};
+      o.offsetBits = bits;
+      expectRoundTrip(m, name, o);
+    }
 }
 
 /// Gaps around the segment threshold (255 / 256) and beyond 2^24 in 2^24 + 100 columns: row 0
@@ -265,8 +269,37 @@ TEST(SpmvSlicedOffset8, SixteenBitOffsetsNeedNoSegmentsBelow65536AndCutSlicesAbo
   EXPECT_EQ(b16.offsets, 2.0 * double(s.nChunks) * S8::kChunkEntries);
   EXPECT_EQ(b16.segments, 0.0);
   EXPECT_GT(b8.segments, 0.0);
-  o.offsetBits = 12;
+  o.offsetBits = 10;
   EXPECT_THROW(encodeSlicedOffset8(gapsIn2p24(), o), Error);
+}
+
+TEST(SpmvSlicedOffset8, TwelveBitOffsetsSplitIntoLowBytesAndHighNibbles) {
+  SlicedOffset8Options o{1, 1};
+  o.offsetBits = 12;
+  const S8 s = encodeSlicedOffset8(gapsIn2p24(), o);
+  EXPECT_EQ(s.segmentedSlices, 0);
+  EXPECT_EQ(s.segs.size(), std::size_t(S8::kAreaWords));
+  ASSERT_EQ(s.nSlices, 2 + 1 + 1 + 2 + 2 + 1);  // as at 16 bits: no column 4096 past a slice's first
+  EXPECT_TRUE(s.offsets16.empty());
+  ASSERT_EQ(s.offsetsHi.size(), std::size_t(2 * 32));
+  // Row 3 {0, 256}: slice 3, position 1: low byte 0, nibble 1 (word 32 * 0 + 1, bits 12..15).
+  EXPECT_EQ(s.offsetsLo[std::size_t(S8::at(3, 1))], 0);
+  EXPECT_EQ((s.offsetsHi[1] >> 12) & 0xFu, 1u);
+  EXPECT_EQ(s.offsetAt(S8::at(3, 1)), 256u);
+  // Row 6's slice (slice 8: chunk 1, slice 0), position 5: 1201 = 0x4B1.
+  EXPECT_EQ(s.offsetsLo[std::size_t(S8::at(8, 5))], 0xB1);
+  EXPECT_EQ(s.offsetsHi[32 + 5] & 0xFu, 4u);
+  EXPECT_EQ(slicedOffset8Bytes(s).offsets, 1.5 * double(s.nChunks) * S8::kChunkEntries);
+  // Columns 4095 and 4096 past a slice's first: the largest offset, then a new slice.
+  const S8 t = encodeSlicedOffset8(fromRows(9000, {{0, 4095, 4096, 8191, 8192}}), o);
+  ASSERT_EQ(t.nSlices, 3);
+  EXPECT_EQ(t.headers[0] & S8::kBaseMask, 0u);
+  EXPECT_EQ(t.headers[1] & S8::kBaseMask, 4096u);
+  EXPECT_EQ(t.headers[2] & S8::kBaseMask, 8192u);
+  EXPECT_EQ(t.offsetsLo[std::size_t(S8::at(0, 1))], 0xFF);
+  EXPECT_EQ((t.offsetsHi[1] >> 0) & 0xFu, 0xFu);  // slice 0, position 1
+  EXPECT_EQ(t.offsetAt(S8::at(1, 1)), 4095u);
+  EXPECT_NO_FATAL_FAILURE(expectSameCsr(decodeSlicedOffset8(t), fromRows(9000, {{0, 4095, 4096, 8191, 8192}}), "4095 / 4096"));
 }
 
 TEST(SpmvSlicedOffset8, SixteenBitsChosenForMostlySegmentedMatricesOnBandwidthRichGpus) {
@@ -281,6 +314,8 @@ TEST(SpmvSlicedOffset8, SixteenBitsChosenForMostlySegmentedMatricesOnBandwidthRi
     EXPECT_EQ(c.slices8, s.nSlices);
     EXPECT_EQ(c.segmented8, s.segmentedSlices);
     EXPECT_EQ(c.slices16, encodeSlicedOffset8(*m, o).nSlices);
+    o.offsetBits = 12;
+    EXPECT_EQ(c.slices12, encodeSlicedOffset8(*m, o).nSlices);
   }
   const SliceCounts cd = countSlices(d), cdt = countSlices(dt);
   EXPECT_LT(2 * cd.segmented8, cd.slices8);   // a dose matrix's voxel rows: narrow spans

@@ -308,15 +308,18 @@ inline std::int64_t emulateSlicedOffset8(const SlicedOffset8& s, const double* x
   stream(s.values);
   stream(s.offsetsLo);
   if (!s.offsets16.empty()) stream(s.offsets16);
+  if (!s.offsetsHi.empty()) stream(s.offsetsHi);
   stream(s.headers);
   stream(s.segs);
   LaneFibers fibers([&](int l) {
     EmulatedWarp w(shared, l);
     for (std::uint32_t t = 0; t < v.nTasks; ++t) {
-      if (s.offsets16.empty())
-        sliced_offset8::runTaskOf<false>(w, v, t, x, y, nullptr);
+      if (s.offsetBits == 16)
+        sliced_offset8::runTaskOf<16>(w, v, t, x, y, s.offsets16.data());
+      else if (s.offsetBits == 12)
+        sliced_offset8::runTaskOf<12>(w, v, t, x, y, s.offsetsHi.data());
       else
-        sliced_offset8::runTaskOf<true>(w, v, t, x, y, s.offsets16.data());
+        sliced_offset8::runTaskOf<8>(w, v, t, x, y, nullptr);
     }
     for (std::uint32_t i = 0; i < v.nEmpty; ++i) sliced_offset8::writeEmptyRun(w, v, i, y);
   });

@@ -8,8 +8,8 @@
 // warps, 16 or 20 of 2 (SlicedOffset8Options::minBlocksPerSm counts blocks of 8). ptxas, sm_90
 // (2026-11-27, the same for 8- and 2-warp blocks): 64 registers and 8 B of spills at 32 warps
 // (50 % occupancy; the spill is in the variant with segmented slices), 48 registers and 320 B of
-// spills at 40; the kernel for 16-bit offsets (a kernel of its own) 64 registers and no spills,
-// 48 and 168 B. At 32 warps the kernel was ahead in every case measured against 40 (H200: eleventh
+// spills at 40; the kernel for 16-bit offsets (a kernel of its own, as the one for 12-bit) 64
+// registers and no spills, 48 and 168 B. At 32 warps the kernel was ahead in every case measured against 40 (H200: eleventh
 // session, liver-1 D w 1.55 against 2.18 ms; eighteenth, 26-73 % in every bench product);
 // docs/spmv-notes.md, "Eleventh session" and "Thirteenth session".
 // Task i of the grid is taskOrder[i] when the layout has an order (transposes: a block's warps
@@ -68,10 +68,11 @@ struct DeviceWarp {
   }
 };
 
-/// The warps' work: tasks, then runs of empty rows. off16: the 16-bit offsets (kWide).
-template <bool kWide, int kWarps>
+/// The warps' work: tasks, then runs of empty rows. high: the offsets' bits beyond the low bytes
+/// (kBits 12 or 16; so::runTaskOf).
+template <int kBits, int kWarps>
 __device__ __forceinline__ void runWarp(const Offset8KernelView& v, const double* __restrict__ x,
-                                        double* __restrict__ y, const std::uint16_t* off16) {
+                                        double* __restrict__ y, const void* high) {
   // Every block has started: the split-row launch may be scheduled now (it waits for this grid's
   // end and memory before it reads anything), so its launch overlaps this grid's last wave.
   asm volatile("griddepcontrol.launch_dependents;");
@@ -81,7 +82,7 @@ __device__ __forceinline__ void runWarp(const Offset8KernelView& v, const double
   if (blockIdx.x < taskBlocks) {
     const std::uint64_t i = std::uint64_t(blockIdx.x) * kWarps + warp;
     if (i < v.nTasks)
-      so::runTaskOf<kWide>(w, v, v.taskOrder ? v.taskOrder[i] : std::uint32_t(i), x, y, off16);
+      so::runTaskOf<kBits>(w, v, v.taskOrder ? v.taskOrder[i] : std::uint32_t(i), x, y, high);
     return;
   }
   const std::uint64_t i = (blockIdx.x - taskBlocks) * kWarps + warp;
@@ -93,16 +94,15 @@ template <int kWarps, int kMinBlocks>
 __global__ void __launch_bounds__(32 * kWarps, kMinBlocks)
     csr_spmv_sliced_offset8(const Offset8KernelView v, const double* __restrict__ x,
                             double* __restrict__ y) {
-  runWarp<false, kWarps>(v, x, y, nullptr);
+  runWarp<8, kWarps>(v, x, y, nullptr);
 }
 
-/// 16-bit offsets at off16 (a kernel of its own: see runTaskOf).
-template <int kWarps, int kMinBlocks>
+/// 12- or 16-bit offsets, their high parts at `high` (a kernel of its own: see runTaskOf).
+template <int kBits, int kWarps, int kMinBlocks>
 __global__ void __launch_bounds__(32 * kWarps, kMinBlocks)
     csr_spmv_sliced_offset8_wide(const Offset8KernelView v, const double* __restrict__ x,
-                                 double* __restrict__ y,
-                                 const std::uint16_t* __restrict__ off16) {
-  runWarp<true, kWarps>(v, x, y, off16);
+                                 double* __restrict__ y, const void* __restrict__ high) {
+  runWarp<kBits, kWarps>(v, x, y, high);
 }
 
 __global__ void __launch_bounds__(kBlock)
@@ -115,9 +115,12 @@ __global__ void __launch_bounds__(kBlock)
 }
 
 using KernelFn = void (*)(const Offset8KernelView, const double*, double*);
-using WideKernelFn = void (*)(const Offset8KernelView, const double*, double*, const std::uint16_t*);
+using WideKernelFn = void (*)(const Offset8KernelView, const double*, double*, const void*);
 
-void checkLaunch(const Offset8KernelView& v) {
+void checkLaunch(const Offset8KernelView& v, int offsetBits) {
+  PENUMBRA_REQUIRE(offsetBits == 8 || offsetBits == 12 || offsetBits == 16, InvalidArgument,
+                   "csr_spmv_sliced_offset8: compiled for offsets of 8, 12 or 16 bits, not " +
+                       std::to_string(offsetBits));
   PENUMBRA_REQUIRE(v.minBlocksPerSm == 4 || v.minBlocksPerSm == 5, InvalidArgument,
                    "csr_spmv_sliced_offset8: compiled for 4 or 5 blocks per SM, not " +
                        std::to_string(v.minBlocksPerSm));
@@ -128,18 +131,24 @@ void checkLaunch(const Offset8KernelView& v) {
 
 // Blocks of 2 warps: 4 (5) times as many blocks an SM, for the same 32 (40) warps and registers.
 KernelFn pick(const Offset8KernelView& v) {
-  checkLaunch(v);
+  checkLaunch(v, 8);
   if (v.warpsPerBlock == 2)
     return v.minBlocksPerSm == 4 ? &csr_spmv_sliced_offset8<2, 16> : &csr_spmv_sliced_offset8<2, 20>;
   return v.minBlocksPerSm == 4 ? &csr_spmv_sliced_offset8<8, 4> : &csr_spmv_sliced_offset8<8, 5>;
 }
 
-WideKernelFn pickWide(const Offset8KernelView& v) {
-  checkLaunch(v);
+template <int kBits>
+WideKernelFn pickWideOf(const Offset8KernelView& v) {
   if (v.warpsPerBlock == 2)
-    return v.minBlocksPerSm == 4 ? &csr_spmv_sliced_offset8_wide<2, 16>
-                                 : &csr_spmv_sliced_offset8_wide<2, 20>;
-  return v.minBlocksPerSm == 4 ? &csr_spmv_sliced_offset8_wide<8, 4> : &csr_spmv_sliced_offset8_wide<8, 5>;
+    return v.minBlocksPerSm == 4 ? &csr_spmv_sliced_offset8_wide<kBits, 2, 16>
+                                 : &csr_spmv_sliced_offset8_wide<kBits, 2, 20>;
+  return v.minBlocksPerSm == 4 ? &csr_spmv_sliced_offset8_wide<kBits, 8, 4>
+                               : &csr_spmv_sliced_offset8_wide<kBits, 8, 5>;
+}
+
+WideKernelFn pickWide(const Offset8KernelView& v, int offsetBits) {
+  checkLaunch(v, offsetBits);
+  return offsetBits == 12 ? pickWideOf<12>(v) : pickWideOf<16>(v);
 }
 
 std::uint64_t gridOf(const Offset8KernelView& v) {
@@ -149,21 +158,26 @@ std::uint64_t gridOf(const Offset8KernelView& v) {
 
 }  // namespace
 
-LaunchShape slicedOffset8Shape(const Offset8KernelView& v, const std::uint16_t* off16) {
+LaunchShape slicedOffset8Shape(const Offset8KernelView& v, int offsetBits) {
   return {int(std::min<std::uint64_t>(gridOf(v), INT32_MAX)), 32 * int(v.warpsPerBlock),
-          off16 ? reinterpret_cast<const void*>(pickWide(v)) : reinterpret_cast<const void*>(pick(v))};
+          offsetBits != 8 ? reinterpret_cast<const void*>(pickWide(v, offsetBits))
+                          : reinterpret_cast<const void*>(pick(v))};
 }
 
-void launchSlicedOffset8(const Offset8KernelView& v, const std::uint16_t* off16, const double* x,
-                         double* y, cudaStream_t stream) {
+void launchSlicedOffset8(const Offset8KernelView& v, int offsetBits, const void* high,
+                         const double* x, double* y, cudaStream_t stream) {
   const std::uint64_t grid = gridOf(v);
   PENUMBRA_REQUIRE(grid <= INT32_MAX, Unsupported, "csr_spmv_sliced_offset8: too many tasks");
   if (grid == 0) return;
   const int block = 32 * int(v.warpsPerBlock);
-  if (off16)
-    pickWide(v)<<<unsigned(grid), block, 0, stream>>>(v, x, y, off16);
-  else
+  if (offsetBits != 8) {
+    PENUMBRA_REQUIRE(high, InvalidArgument,
+                     "csr_spmv_sliced_offset8: " + std::to_string(offsetBits) +
+                         "-bit offsets without their high parts");
+    pickWide(v, offsetBits)<<<unsigned(grid), block, 0, stream>>>(v, x, y, high);
+  } else {
     pick(v)<<<unsigned(grid), block, 0, stream>>>(v, x, y);
+  }
   PENUMBRA_CUDA_CHECK_LAUNCH("csr_spmv_sliced_offset8");
   if (v.nSplit == 0) return;
   // Programmatic dependent launch (sm_90): the second kernel is launched while the first one's

@@ -15,6 +15,7 @@ class DeviceSlicedOffset8 {
  public:
   explicit DeviceSlicedOffset8(const SlicedOffset8& s)
       : chunksPerTask_(s.chunksPerTask),
+        offsetBits_(s.offsetBits),
         taskGroupRows_(s.taskGroupRows),
         segmentedSlices_(s.segmentedSlices),
         bytes_(slicedOffset8Bytes(s)),
@@ -22,6 +23,7 @@ class DeviceSlicedOffset8 {
     put(values_, s.values);
     put(offsetsLo_, s.offsetsLo);
     put(offsets16_, s.offsets16);
+    put(offsetsHi_, s.offsetsHi);
     put(headers_, s.headers);
     if (s.segmentedChunks > 0) put(segs_, s.segs);
     put(taskOrder_, s.taskOrder);
@@ -44,8 +46,14 @@ class DeviceSlicedOffset8 {
   }
 
   const Offset8KernelView& view() const { return view_; }
-  /// The 16-bit offsets on the device; null at 8 bits.
-  const std::uint16_t* offsets16() const { return offsets16_.get(); }
+  int offsetBits() const { return offsetBits_; }
+  /// The offsets beyond the low bytes on the device (the kernel's `high`): offsets16 at 16 bits,
+  /// offsetsHi at 12; null at 8.
+  const void* high() const {
+    return offsetBits_ == 16   ? static_cast<const void*>(offsets16_.get())
+           : offsetBits_ == 12 ? static_cast<const void*>(offsetsHi_.get())
+                               : nullptr;
+  }
   int chunksPerTask() const { return chunksPerTask_; }
   int taskGroupRows() const { return taskGroupRows_; }
   std::int64_t segmentedSlices() const { return segmentedSlices_; }
@@ -57,14 +65,14 @@ class DeviceSlicedOffset8 {
   static void put(DeviceBuffer<T>& b, const std::vector<T>& host) {
     if (!host.empty()) b.upload(host);
   }
-  int chunksPerTask_, taskGroupRows_;
+  int chunksPerTask_, offsetBits_, taskGroupRows_;
   std::int64_t segmentedSlices_;
   SlicedOffset8Bytes bytes_;
   double deviceBytes_;
   DeviceBuffer<std::uint16_t> values_;
   DeviceBuffer<std::uint8_t> offsetsLo_;
   DeviceBuffer<std::uint16_t> offsets16_;
-  DeviceBuffer<std::uint32_t> headers_, segs_, taskOrder_;
+  DeviceBuffer<std::uint32_t> offsetsHi_, headers_, segs_, taskOrder_;
   DeviceBuffer<std::int32_t> nonEmptyRow_;
   DeviceBuffer<Offset8Task> tasks_;
   DeviceBuffer<SplitRow> splitRows_;

@@ -50,10 +50,10 @@ void launchSegmentedSteps(const StepKernelView& v, int stepBits, int lanesPerGro
 
 /// Launches csr_spmv_sliced_offset8 and, when rows are cut between tasks, the kernel that adds
 /// their pieces.
-/// off16: the offsets of a layout with 16-bit offsets (DeviceSlicedOffset8::offsets16()), null
-/// at 8 bits.
-LaunchShape slicedOffset8Shape(const Offset8KernelView& v, const std::uint16_t* off16);
-void launchSlicedOffset8(const Offset8KernelView& v, const std::uint16_t* off16, const double* x,
-                         double* y, cudaStream_t stream);
+/// offsetBits: the layout's (8, 12 or 16); high: its offsets beyond the low bytes
+/// (DeviceSlicedOffset8::high(): offsets16 at 16 bits, offsetsHi at 12), unused at 8.
+LaunchShape slicedOffset8Shape(const Offset8KernelView& v, int offsetBits);
+void launchSlicedOffset8(const Offset8KernelView& v, int offsetBits, const void* high,
+                         const double* x, double* y, cudaStream_t stream);
 
 }  // namespace penumbra::spmv::cuda
