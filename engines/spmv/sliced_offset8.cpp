@@ -268,10 +268,14 @@ SliceCounts countSlices(const HalfCsr& m, int threads) {
 }
 
 int chooseOffsetBits(double bytesPerSmClock, const SliceCounts& c) {
-  return bytesPerSmClock >= kWideOffsetsBytesPerSmClock && 2 * c.segmented8 > c.slices8 &&
-                 c.slices16 <= c.slices8
-             ? 16
-             : 8;
+  if (bytesPerSmClock < kWideOffsetsBytesPerSmClock || 10 * c.segmented8 <= c.slices8) return 8;
+  // The wide width with fewer bytes (3.5 B an entry at 12 bits, 4 at 16, slices padded alike),
+  // unless it needs a quarter more slices than 8 bits (columns far apart: 8 bits packs four
+  // segments a slice where the wide layouts cut one slice each).
+  const bool twelve = 7 * c.slices12 <= 8 * c.slices16;
+  const std::int64_t wide = twelve ? c.slices12 : c.slices16;
+  if (4 * wide > 5 * c.slices8) return 8;
+  return twelve ? 12 : 16;
 }
 
 namespace {

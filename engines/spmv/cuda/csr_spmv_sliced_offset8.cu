@@ -171,7 +171,7 @@ void launchSlicedOffset8(const Offset8KernelView& v, int offsetBits, const void*
   if (grid == 0) return;
   const int block = 32 * int(v.warpsPerBlock);
   if (offsetBits != 8) {
-    PENUMBRA_REQUIRE(high, InvalidArgument,
+    PENUMBRA_REQUIRE(high || v.nChunks == 0, InvalidArgument,
                      "csr_spmv_sliced_offset8: " + std::to_string(offsetBits) +
                          "-bit offsets without their high parts");
     pickWide(v, offsetBits)<<<unsigned(grid), block, 0, stream>>>(v, x, y, high);
