@@ -167,12 +167,15 @@ struct SliceCounts {
 SliceCounts countSlices(const HalfCsr& m, int threads = 0);
 
 /// Offset bits for m on a GPU that moves `bytesPerSmClock` of DRAM bandwidth per SM and clock
-/// (theoretical): 16 where the GPU has the bandwidth to spare (>= 16 B: an H200, 18.4; an H100
-/// SXM, 12.8), the 8-bit layout would segment more than half the slices (the dose matrices'
-/// transposes) and the 16-bit one needs no more slices (columns 65536 apart would cut it into
-/// slices of one entry), else 8. Measured in one call each (2026-11-27, docs/benchmarks.md): 16 bits took
-/// prostate-1 D^T r from 0.129-0.131 to 0.116-0.118 ms and liver-1 D^T r from 1.852 to 1.581 ms
-/// on an H200, and made every product 4-26 % slower on an H100 and the others slower on the H200.
+/// (theoretical): 8 where the GPU lacks the bandwidth to spare (< 16 B: an H100 SXM, 12.8; an
+/// H200 has 18.4) or the 8-bit layout segments a tenth of the slices or fewer; else the wide
+/// width that takes fewer bytes, 12 (3.5 B an entry) unless it cuts more slices than 8/7 of 16's
+/// (4 B), and 8 after all where that width needs a quarter more slices than 8 bits (columns far
+/// apart: 8 bits packs four segments a slice). Measured (docs/benchmarks.md, 2026-11-27 and
+/// 2026-11-28): on an H200 12 bits took prostate-1 D^T r from 0.117-0.119 (16) to 0.113-0.115 ms
+/// and proton-hn D w from 0.234 (8) to 0.216-0.218, 16 stays ahead on liver-1 D^T r (1.576
+/// against 1.781 at 12), and 8 on both D w of voxel rows; on an H100 every product was 2-17 %
+/// slower at 12 bits and 4-26 % at 16.
 constexpr double kWideOffsetsBytesPerSmClock = 16.0;
 int chooseOffsetBits(double bytesPerSmClock, const SliceCounts& counts);
 
