@@ -18,7 +18,7 @@ enum class SpmvKernel {
   WarpPerRow,      ///< "csr_spmv_warp_per_row": Liu et al.'s kernel, the baseline
   BinnedDelta16,   ///< "csr_spmv_binned_delta16": row bins + 16-bit column deltas (optimised)
   SegmentedSteps,  ///< "csr_spmv_segmented_steps": warp tasks over a StepCsr (issue 14)
-  SlicedOffset8,   ///< "csr_spmv_sliced_offset8": 32-entry row slices, 8-bit offsets (issue 14)
+  SlicedOffset8,   ///< "csr_spmv_sliced_offset8": 32-entry row slices, 8- to 16-bit offsets (issue 14)
 };
 const char* kernelName(SpmvKernel k);
 /// The layout kernel k reads (plus the baseline's int32 indices when `withBaseline`).

@@ -44,7 +44,7 @@ struct SpmvLayouts {
   bool baseline = false;  ///< int32 column indices (csr_spmv_warp_per_row, the cuSPARSE yardstick)
   bool delta16 = true;    ///< 16-bit column deltas in slices (csr_spmv_binned_delta16)
   bool steps = false;     ///< StepCsr, 4- or 8-bit column steps (csr_spmv_segmented_steps)
-  bool offset8 = false;   ///< SlicedOffset8, 8-bit offsets in row slices (csr_spmv_sliced_offset8)
+  bool offset8 = false;   ///< SlicedOffset8, 8-, 12- or 16-bit offsets in row slices (csr_spmv_sliced_offset8)
 };
 
 /// Device memory the CUDA SpMV engine needs for D and D^T of this size, before any allocation
