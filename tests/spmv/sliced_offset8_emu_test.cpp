@@ -83,7 +83,8 @@ TEST(SpmvSlicedOffset8Emulated, AwkwardShapes) {
     for (int c : {1, 4}) expectEmulationMatches(m, name, {c, 2});
     expectWideMatches(m, name, {4, 2});
   }
-  // Gaps of 254..65536 (4095 / 4096: the 12-bit limit) and beyond 2^24 within 2^25 columns; a row with entries at 0 and 2^24 + 5.
+  // Gaps of 254..65536 (4095 / 4096: the 12-bit limit) and beyond 2^24 within 2^25 columns; a
+  // row with entries at 0 and 2^24 + 5.
   std::vector<std::vector<std::int32_t>> rows = {{3}, {}, {3}};
   for (std::int32_t gap : {254, 255, 256, 4095, 4096, 65535, 65536, (1 << 24) + 3, 14, 15, 1, 16})
     rows[0].push_back(rows[0].back() + gap);
