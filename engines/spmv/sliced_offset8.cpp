@@ -71,7 +71,8 @@ SlicedOffset8 encodeSlicedOffset8(const HalfCsr& m, const SlicedOffset8Options& 
   PENUMBRA_REQUIRE(options.offsetBits == 0 || options.offsetBits == 8 || options.offsetBits == 12 ||
                        options.offsetBits == 16,
                    InvalidArgument,
-                   "SlicedOffset8: column offsets of 8, 12 or 16 bits (0: the engine's choice), not " +
+                   "SlicedOffset8: column offsets of 8, 12 or 16 bits (0: the engine's choice), "
+                   "not " +
                        std::to_string(options.offsetBits));
   PENUMBRA_REQUIRE(options.minBlocksPerSm == 4 || options.minBlocksPerSm == 5, InvalidArgument,
                    "SlicedOffset8: the kernel is compiled for 4 or 5 blocks per SM, not " +
@@ -159,7 +160,8 @@ SlicedOffset8 encodeSlicedOffset8(const HalfCsr& m, const SlicedOffset8Options& 
   if (s.offsetBits == 12) {
     s.offsetsLo.assign(s.offsets16.size(), 0);
     s.offsetsHi.assign(std::size_t(s.nChunks * S8::kSlice), 0);
-    blocks(std::int64_t(s.offsetsHi.size()), 1 << 16, threads, [&](std::int64_t w0, std::int64_t w1) {
+    const std::int64_t words = std::int64_t(s.offsetsHi.size());
+    blocks(words, 1 << 16, threads, [&](std::int64_t w0, std::int64_t w1) {
       for (std::int64_t w = w0; w < w1; ++w)
         for (int j = 0; j < S8::kChunk; ++j) {
           const std::size_t i = std::size_t(w * S8::kChunk + j);

@@ -8,10 +8,11 @@
 /// One warp per task (chunksPerTask chunks of 8 slices of 32 entries):
 /// - Streams: per chunk lane l loads 16 B of values and 8 B of 8-bit offsets (16 B of 16-bit
 ///   offsets in a layout with offsetBits 16; at 12 bits 8 B of low bytes and 4 B of high
-///   nibbles; neither has segments; position l of the 8 slices), the header of slice l % 8 and word l of the chunk's area in segs; the next chunk's
-///   loads are issued before the current chunk is used (software pipelining: two chunks, 6 KB
-///   per warp, in flight). The area's position runs on from the task's segBegin by each
-///   chunk's area length (8 + the masks' popcounts).
+///   nibbles; neither has segments; position l of the 8 slices), the header of slice l % 8 and
+///   word l of the chunk's area in segs; the next chunk's loads are issued before the current
+///   chunk is used (software pipelining: two chunks, 6 KB per warp, in flight). The area's
+///   position runs on from the task's segBegin by each chunk's area length (8 + the masks'
+///   popcounts).
 /// - Columns: col = segment base + lo: no scan. One ballot gives the chunk's segmented and
 ///   row-end masks (lanes 0..7 and 8..15 hold the 8 headers). In a chunk with a segmented slice,
 ///   lane l of slice j counts the segment starts at or before it in mask j (popcount); k > 0

@@ -279,7 +279,8 @@ TEST(SpmvSlicedOffset8, TwelveBitOffsetsSplitIntoLowBytesAndHighNibbles) {
   const S8 s = encodeSlicedOffset8(gapsIn2p24(), o);
   EXPECT_EQ(s.segmentedSlices, 0);
   EXPECT_EQ(s.segs.size(), std::size_t(S8::kAreaWords));
-  ASSERT_EQ(s.nSlices, 2 + 1 + 1 + 2 + 2 + 1);  // as at 16 bits: no column 4096 past a slice's first
+  // As at 16 bits: no column is 4096 past a slice's first.
+  ASSERT_EQ(s.nSlices, 2 + 1 + 1 + 2 + 2 + 1);
   EXPECT_TRUE(s.offsets16.empty());
   ASSERT_EQ(s.offsetsHi.size(), std::size_t(2 * 32));
   // Row 3 {0, 256}: slice 3, position 1: low byte 0, nibble 1 (word 32 * 0 + 1, bits 12..15).

@@ -9,9 +9,10 @@
 // (2026-11-27, the same for 8- and 2-warp blocks): 64 registers and 8 B of spills at 32 warps
 // (50 % occupancy; the spill is in the variant with segmented slices), 48 registers and 320 B of
 // spills at 40; the kernel for 16-bit offsets (a kernel of its own, as the one for 12-bit) 64
-// registers and no spills, 48 and 168 B. At 32 warps the kernel was ahead in every case measured against 40 (H200: eleventh
-// session, liver-1 D w 1.55 against 2.18 ms; eighteenth, 26-73 % in every bench product);
-// docs/spmv-notes.md, "Eleventh session" and "Thirteenth session".
+// registers and no spills, 48 and 168 B. At 32 warps the kernel was ahead in every case
+// measured against 40 (H200: eleventh session, liver-1 D w 1.55 against 2.18 ms; eighteenth,
+// 26-73 % in every bench product); docs/spmv-notes.md, "Eleventh session" and "Thirteenth
+// session".
 // Task i of the grid is taskOrder[i] when the layout has an order (transposes: a block's warps
 // on neighbouring rows at the same columns).
 #include <cuda_fp16.h>
