@@ -23,9 +23,10 @@
 // variants (StepCsr step bits 4 or 8 and groups per task, 0: the encoder's choice; lanes per
 // group 1 or 2; default: both lane mappings on the encoder's choice);
 // PENUMBRA_SPMV_OFFSET8_VARIANTS="c4,c8,c16b4,c8g0" lists csr_spmv_sliced_offset8 chunks (256 entries)
-// per warp task and optionally the kernel's blocks per SM (b4, the default, or b5), warps per
-// block (k2, k8; without: the encoder's choice), the task order (g0, g8) and 16-bit or 8-bit
-// column offsets (w, n; without: the engine's choice); default "c8".
+// per warp task (c0: the encoder's choice) and optionally the kernel's blocks per SM (b4, the
+// default, or b5), warps per block (k2, k8; without: the encoder's choice), the task order (g0,
+// g8), the column offsets (w, n, o12; without: the engine's choice) and r0 (no row buffer);
+// default "c0", the engine's layout.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -73,11 +74,14 @@ StepCsrOptions parseStepVariant(const std::string& s) {  // "s4t256l2"
   return o;
 }
 
-/// "c8", "c8b4", "c8k2" (blocks of 2 warps; k8: of 8; without: the encoder's choice), "c8g0"
+/// "c8", "c8b4", "c8k2" (blocks of 2 warps; k8: of 8; without: the encoder's choice), "c0" (the
+/// encoder's task length: 12 chunks with the row buffer, else 8), "c8g0"
 /// (tasks in index order), "c8g8" (tasks of 8 rows by column), "c8b4k8g8";
 /// a final "w" or "n": 16-bit or 8-bit column offsets ("c8w", "c8b4g8n"), or "o8", "o12", "o16";
 /// without, the engine chooses by the device and the matrix (chooseOffsetBits) and the name says
-/// "w" when it took 16, "o12" when it took 12.
+/// "w" when it took 16, "o12" when it took 12; then "r0": rows summed by butterflies, not through
+/// the shared-memory buffer that 2-warp blocks take by default ("c8r0", "c8o12r0"; the name ends
+/// in "r" where the buffer was used).
 SlicedOffset8Options parseOffset8Variant(const std::string& s) {
   SlicedOffset8Options o;
   char tail[16] = {0};
@@ -106,7 +110,11 @@ SlicedOffset8Options parseOffset8Variant(const std::string& s) {
     o.offsetBits = std::stoi(rest.substr(1), &used);
     rest = rest.substr(1 + used);
   }
-  if (n < 1 || o.chunksPerTask < 1 || !rest.empty())
+  if (rest == "r0") {  // rows summed by butterflies of shuffles, not the shared-memory buffer
+    o.rowBuffer = 0;
+    rest.clear();
+  }
+  if (n < 1 || o.chunksPerTask < 0 || !rest.empty())
     PENUMBRA_THROW(InvalidArgument,
                    "bench spmv: bad offset8 variant '" + s + "' (expected e.g. c8, c8b4, c8k2, c8g0, c8b4k8g8, c8w or c8o12)");
   return o;
@@ -191,7 +199,7 @@ std::vector<BenchRow> benchSpmv(int reps) {
   for (const auto& v : splitList(std::getenv("PENUMBRA_SPMV_STEP_VARIANTS"), "s0t0l1,s0t0l2"))
     stepVariants.push_back(parseStepVariant(v));
   std::vector<SlicedOffset8Options> offset8Variants;
-  for (const auto& v : splitList(std::getenv("PENUMBRA_SPMV_OFFSET8_VARIANTS"), "c8"))
+  for (const auto& v : splitList(std::getenv("PENUMBRA_SPMV_OFFSET8_VARIANTS"), "c0"))
     offset8Variants.push_back(parseOffset8Variant(v));
   std::string why;
   const bool gpu = !queryCudaDevices(&why).empty();

@@ -64,8 +64,8 @@ SlicedOffset8 encodeSlicedOffset8(const HalfCsr& m, const SlicedOffset8Options& 
   PENUMBRA_REQUIRE(m.cols < (std::int64_t(1) << 30), Unsupported,
                    "SlicedOffset8: " + std::to_string(m.cols) +
                        " columns; the slice header holds 30 bits of column (at most 2^30 - 1)");
-  PENUMBRA_REQUIRE(options.chunksPerTask >= 1 && options.chunksPerTask <= 4096, InvalidArgument,
-                   "SlicedOffset8: chunks per task must be in 1..4096");
+  PENUMBRA_REQUIRE(options.chunksPerTask >= 0 && options.chunksPerTask <= 4096, InvalidArgument,
+                   "SlicedOffset8: chunks per task must be in 1..4096 (0: the encoder's choice)");
   PENUMBRA_REQUIRE(options.taskGroupRows >= -1, InvalidArgument,
                    "SlicedOffset8: task group rows must be -1 (the encoder's choice), 0 or more");
   PENUMBRA_REQUIRE(options.offsetBits == 0 || options.offsetBits == 8 || options.offsetBits == 12 ||
@@ -88,7 +88,6 @@ SlicedOffset8 encodeSlicedOffset8(const HalfCsr& m, const SlicedOffset8Options& 
   s.cols = m.cols;
   s.nnz = m.nnz();
   s.scale = m.scale;
-  s.chunksPerTask = options.chunksPerTask;
   s.minBlocksPerSm = options.minBlocksPerSm;
   s.offsetBits = options.offsetBits == 0 ? 8 : options.offsetBits;
   const std::int64_t span = S8::segmentSpan(s.offsetBits);
@@ -203,6 +202,23 @@ SlicedOffset8 encodeSlicedOffset8(const HalfCsr& m, const SlicedOffset8Options& 
     }
   });
 
+  // The launch: task order and block size (judged at 8 chunks a task when the encoder chooses
+  // the length), the row buffer, then the task length.
+  const std::int64_t groupChunks = options.chunksPerTask > 0 ? options.chunksPerTask : 8;
+  s.taskGroupRows = options.taskGroupRows >= 0 ? options.taskGroupRows
+                    : nRows > 0 && s.nnz >= 2 * groupChunks * S8::kChunkEntries * nRows ? 8
+                                                                                          : 0;
+  s.warpsPerBlock = options.warpsPerBlock != 0 ? options.warpsPerBlock : s.taskGroupRows > 0 ? 8 : 2;
+  // Not where slices are segmented: those tasks keep one butterfly a row (the kernel's variant
+  // with segments), and the buffer would only take shared memory from the L1 that caches x
+  // (proton-hn D w on an H100, 8-bit: 0.260 -> 0.263-0.265 ms with it); nor where x does not fit
+  // in the L1 left beside the buffers (liver-1 D w, x 544 KB, on an H200: 1.372 -> 1.612 ms).
+  s.rowBuffer = options.rowBuffer && s.warpsPerBlock == 2 && s.minBlocksPerSm == 4 &&
+                        s.segmentedChunks == 0 && 8 * s.cols <= kRowBufferMaxXBytes
+                    ? 1
+                    : 0;
+  s.chunksPerTask = options.chunksPerTask > 0 ? options.chunksPerTask : s.rowBuffer ? 12 : 8;
+
   // Tasks of chunksPerTask chunks, and the rows cut between them.
   const std::int64_t taskSlices = std::int64_t(s.chunksPerTask) * S8::kChunk;
   const std::int64_t nTasks = (s.nChunks + s.chunksPerTask - 1) / s.chunksPerTask;
@@ -222,11 +238,6 @@ SlicedOffset8 encodeSlicedOffset8(const HalfCsr& m, const SlicedOffset8Options& 
   }
 
   // Task order: within each group of G rows, by the column the task starts at.
-  s.taskGroupRows = options.taskGroupRows >= 0 ? options.taskGroupRows
-                    : nRows > 0 && s.nnz >= 2 * std::int64_t(s.chunksPerTask) * S8::kChunkEntries * nRows
-                        ? 8
-                        : 0;
-  s.warpsPerBlock = options.warpsPerBlock != 0 ? options.warpsPerBlock : s.taskGroupRows > 0 ? 8 : 2;
   if (s.taskGroupRows > 0 && nTasks > 1) {
     s.taskOrder.resize(std::size_t(nTasks));
     for (std::int64_t t = 0; t < nTasks; ++t) s.taskOrder[std::size_t(t)] = std::uint32_t(t);

@@ -69,10 +69,17 @@ struct Offset8Task {
   std::uint32_t segBegin = 0;       ///< word of segs where the task's first chunk's area starts
 };
 
+/// The largest x (8 B a column) for which the row buffer is taken: 2 KB of shared memory a warp
+/// (67.6 KB at 32 warps an SM) leaves x this much of the L1 (256 KB with shared memory on
+/// sm_90).
+constexpr std::int64_t kRowBufferMaxXBytes = 128 * 1024;
+
 struct SlicedOffset8Options {
-  /// Chunks (of 256 entries) per warp task. 8 = 2048 entries: liver-1 gives ~7e5 tasks, plenty
-  /// for 132 SMs x 64 warps; the bench sweeps 4 / 8 / 16.
-  int chunksPerTask = 8;
+  /// Chunks (of 256 entries) per warp task; 0 (default): 12 where the rows are summed through
+  /// the row buffer (rowBuffer), else 8. 8 = 2048 entries: liver-1 gives ~7e5 tasks, plenty for
+  /// 132 SMs x 64 warps; the bench sweeps 4 / 8 / 16. One H200, 2026-11-28, with the row buffer:
+  /// prostate-1 D w 0.106-0.107 ms at 8, 0.104 at 12; proton-hn D w 0.214-0.215 / 0.208.
+  int chunksPerTask = 0;
   int threads = 0;  ///< encoder threads; 0: all hardware threads
   /// Not part of the encoding: the kernel's __launch_bounds__ blocks per SM, 4 (62 registers, no
   /// spills) or 5 (48 registers, 48 B of spills), carried with the layout to the launch. One
@@ -103,6 +110,14 @@ struct SlicedOffset8Options {
   /// 0.121 (8) against 0.117-0.118 (2 or 1), proton-hn D w 0.246-0.248 against 0.234-0.235;
   /// prostate-1 D^T r 0.117-0.118 against 0.128 (2) and 0.144-0.145 (1).
   int warpsPerBlock = 0;
+  /// Not part of the encoding: 1 (default) sums the rows of tasks without segmented slices
+  /// through a buffer of 8 rows a warp in shared memory (sliced_offset8_warp.hpp, flushRows)
+  /// instead of butterflies of shuffles, where the launch has blocks of 2 warps and 32 warps an
+  /// SM, no slice is segmented and x takes at most kRowBufferMaxXBytes (SlicedOffset8::rowBuffer
+  /// says where it was taken); 0 never. One H200, 2026-11-28 (8 chunks a task): prostate-1 D w
+  /// 0.116 -> 0.106-0.107 ms, proton-hn D w (12-bit) 0.215-0.217 -> 0.214-0.215; an H100:
+  /// prostate-1 D w 0.132-0.133 -> 0.124-0.125.
+  int rowBuffer = 1;
 };
 
 struct SlicedOffset8 {
@@ -115,9 +130,10 @@ struct SlicedOffset8 {
 
   std::int64_t rows = 0, cols = 0, nnz = 0;
   double scale = 1;
-  int chunksPerTask = 8;
+  int chunksPerTask = 8;   ///< SlicedOffset8Options::chunksPerTask resolved
   int minBlocksPerSm = 4;  ///< from SlicedOffset8Options (the launch, not the layout)
   int warpsPerBlock = 8;   ///< from SlicedOffset8Options, resolved (the launch, not the layout)
+  int rowBuffer = 0;       ///< from SlicedOffset8Options (the launch, not the layout)
   int taskGroupRows = 0;   ///< as encoded (SlicedOffset8Options::taskGroupRows resolved)
   int offsetBits = 8;      ///< 8, 12 or 16 (SlicedOffset8Options::offsetBits)
   std::int64_t nSlices = 0, nChunks = 0, segmentedSlices = 0, segmentedChunks = 0;

@@ -204,14 +204,44 @@ PENUMBRA_SPMV_HD void sumPair(W& w, const Offset8KernelView& v, std::uint32_t t,
   writeRowSum(v, t, upper ? db : da, s, y, (w.lane() & 15) == 0);
 }
 
+/// The row buffer (kRowBuffer): a warp's lane sums of up to kRowSlots finished rows in shared
+/// memory, slot k at rows[k * kRowStride + lane] (33 doubles a slot: the flush's reads below hit
+/// every bank pair twice, the least for 256 B).
+constexpr std::uint32_t kRowSlots = 8, kRowStride = 33;
+
+/// The warp sums of the n buffered rows, rows first .. first + n - 1 (ordinals; the last is the
+/// task's open row, its tail slot, when tailLast): lane l sums positions 8 (l & 3) .. + 7 of slot
+/// l >> 2 in order, then two xor levels add the four quarters ((q0 + q1) + (q2 + q3), the same
+/// bits in the four lanes), and lane 4 r writes row r. Two shuffles a lane for up to 8 rows where
+/// paired butterflies take five a row.
+template <class W>
+PENUMBRA_SPMV_HD void flushRows(W& w, const Offset8KernelView& v, std::uint32_t t,
+                                const Offset8Task& task, const double* rows, std::uint32_t first,
+                                std::uint32_t n, bool tailLast, double* y) {
+  w.syncwarp();  // every lane's stores of the slots before any lane reads them
+  const std::uint32_t lane = std::uint32_t(w.lane()), r = lane >> 2;
+  const double* p = rows + r * kRowStride + (lane & 3u) * 8u;
+  double s = p[0];
+  PENUMBRA_SPMV_UNROLL
+  for (int i = 1; i < 8; ++i) s += p[i];
+  s += w.shflXor(s, 1);
+  s += w.shflXor(s, 2);
+  const std::uint32_t ord = first + r;
+  const std::uint32_t dest = tailLast && r + 1 == n                       ? kTailSlot
+                             : task.startedBefore && ord == task.ordBegin ? kHeadSlot
+                                                                          : ord;
+  writeRowSum(v, t, dest, s, y, (lane & 3u) == 0 && r < n);
+}
+
 /// Task t of v, by the 32 lanes of w, for a layout with kBits offset bits (12, 16: the bits
 /// beyond the low bytes at `high`, offsets16Of / offsetsHiOf), with (kSegs, 8 bits only) or
 /// without segmented slices, and a task that holds the matrix's partial last chunk (kLastTask)
 /// or not: all are the same for every lane, so the common case carries no test of any (the
 /// offset width, the area loads, the partial chunk).
-template <int kBits, bool kSegs, bool kLastTask, class W>
+template <int kBits, bool kSegs, bool kLastTask, bool kRowBuffer, class W>
 PENUMBRA_SPMV_HD void runTaskAs(W& w, const Offset8KernelView& v, std::uint32_t t,
                                 const double* x, double* y, const void* high) {
+  static_assert(!(kSegs && kRowBuffer), "the row buffer is for layouts without segments");
   using S8 = SlicedOffset8;
   const int lane = w.lane();
   const std::uint32_t atOrBelow = (2u << lane) - 1u;  // lanes 0..lane (lane 31: all)
@@ -228,6 +258,9 @@ PENUMBRA_SPMV_HD void runTaskAs(W& w, const Offset8KernelView& v, std::uint32_t 
   // A finished row whose warp sum waits for the next one, so that two rows share one butterfly.
   double pend = 0.0;
   std::uint32_t pendDest = kNoRow;
+  // Or (kRowBuffer) the lane sums of nBuf finished rows in shared memory.
+  double* const rows = kRowBuffer ? w.rowBuffer() : nullptr;
+  std::uint32_t nBuf = 0;
   std::uint32_t areaAt = task.segBegin;
   StreamCursor at = cursorAt<kBits>(w, v, c0, high);
   // Chunk k of the task, whose loads were issued before; issues chunk k + 1's into `next` (two
@@ -268,6 +301,12 @@ PENUMBRA_SPMV_HD void runTaskAs(W& w, const Offset8KernelView& v, std::uint32_t 
       open = true;
       return;
     }
+    if constexpr (kRowBuffer) {  // room for this chunk's row ends
+      if (nBuf + popc32(lastBits) > kRowSlots) {
+        flushRows(w, v, t, task, rows, ord - nBuf, nBuf, false, y);
+        nBuf = 0;
+      }
+    }
     PENUMBRA_SPMV_UNROLL
     for (int j = 0; j < S8::kChunk; ++j) {
       if (j >= nValid) break;
@@ -276,7 +315,10 @@ PENUMBRA_SPMV_HD void runTaskAs(W& w, const Offset8KernelView& v, std::uint32_t 
       open = true;
       if ((lastBits >> j) & 1u) {  // warp-uniform: the headers are the same for every lane
         const std::uint32_t dest = startedBefore ? kHeadSlot : ord;
-        if constexpr (kSegs) {  // a waiting row's registers slowed this path (see the top)
+        if constexpr (kRowBuffer) {
+          rows[nBuf * kRowStride + std::uint32_t(lane)] = acc;
+          ++nBuf;
+        } else if constexpr (kSegs) {  // a waiting row's registers slowed this path (the top)
           writeRowSum(v, t, dest, warpSum(w, acc), y, lane == 0);
         } else if (pendDest == kNoRow) {
           pend = acc;
@@ -302,7 +344,18 @@ PENUMBRA_SPMV_HD void runTaskAs(W& w, const Offset8KernelView& v, std::uint32_t 
     cur = next;
   }
   // The row still open goes on in the next task.
-  if (pendDest != kNoRow) {
+  if constexpr (kRowBuffer) {
+    if (open && nBuf == kRowSlots) {
+      flushRows(w, v, t, task, rows, ord - nBuf, nBuf, false, y);
+      nBuf = 0;
+    }
+    const std::uint32_t first = ord - nBuf;
+    if (open) {
+      rows[nBuf * kRowStride + std::uint32_t(lane)] = acc;
+      ++nBuf;
+    }
+    if (nBuf) flushRows(w, v, t, task, rows, first, nBuf, open, y);
+  } else if (pendDest != kNoRow) {
     if (open)
       sumPair(w, v, t, pend, pendDest, acc, kTailSlot, y);
     else
@@ -316,7 +369,7 @@ PENUMBRA_SPMV_HD void runTaskAs(W& w, const Offset8KernelView& v, std::uint32_t 
 /// layout with kBits offset bits: 8 (high unused), 12 (high: SlicedOffset8::offsetsHi) or 16
 /// (high: offsets16). The high parts are not in the view: a view one pointer longer made ptxas
 /// spill in the 8-bit paths (sm_90, 2026-11-27), and the GPU compiles one kernel each.
-template <int kBits, class W>
+template <int kBits, bool kRowBuffer = false, class W>
 PENUMBRA_SPMV_HD void runTaskOf(W& w, const Offset8KernelView& v, std::uint32_t t, const double* x,
                                 double* y, const void* high) {
   static_assert(kBits == 8 || kBits == 12 || kBits == 16, "offsets of 8, 12 or 16 bits");
@@ -324,18 +377,18 @@ PENUMBRA_SPMV_HD void runTaskOf(W& w, const Offset8KernelView& v, std::uint32_t 
                         v.nSlices % SlicedOffset8::kChunk != 0;
   if constexpr (kBits != 8) {  // never segmented (the encoder)
     if (lastTask)
-      runTaskAs<kBits, false, true>(w, v, t, x, y, high);
+      runTaskAs<kBits, false, true, kRowBuffer>(w, v, t, x, y, high);
     else
-      runTaskAs<kBits, false, false>(w, v, t, x, y, high);
+      runTaskAs<kBits, false, false, kRowBuffer>(w, v, t, x, y, high);
   } else if (v.segs) {
     if (lastTask)
-      runTaskAs<8, true, true>(w, v, t, x, y, high);
+      runTaskAs<8, true, true, false>(w, v, t, x, y, high);
     else
-      runTaskAs<8, true, false>(w, v, t, x, y, high);
+      runTaskAs<8, true, false, false>(w, v, t, x, y, high);
   } else if (lastTask) {
-    runTaskAs<8, false, true>(w, v, t, x, y, high);
+    runTaskAs<8, false, true, kRowBuffer>(w, v, t, x, y, high);
   } else {
-    runTaskAs<8, false, false>(w, v, t, x, y, high);
+    runTaskAs<8, false, false, kRowBuffer>(w, v, t, x, y, high);
   }
 }
 

@@ -60,6 +60,8 @@ void checkOne(const HalfCsr& a, const std::string& what, const SlicedOffset8Opti
     EXPECT_GT(most, 0.0) << what;
   }
   const SlicedOffset8 s = encodeSlicedOffset8(a, o);
+  const std::string variant = dev.describe(SpmvKernel::SlicedOffset8).variant;
+  EXPECT_EQ(variant.back() == 'r', s.rowBuffer != 0) << what << ": " << variant;
   seen.segmented += s.segmentedSlices;
   seen.split += std::int64_t(s.splitRows.size());
   std::vector<double> emulated(std::size_t(a.rows));
@@ -83,20 +85,22 @@ Seen checkSlicedOffset8(const HalfCsr& a, const std::string& name, std::uint32_t
                         int repeats = 100) {
   Seen seen;
   struct Variant {
-    int chunks, blocks, groupRows, offsetBits, warps;
+    int chunks, blocks, groupRows, offsetBits, warps, rowBuffer;
   };
   // Every compiled kernel: 8-, 12- and 16-bit offsets, blocks of 2 and 8 warps, 32 and 40 warps
-  // an SM.
-  for (const Variant& v : {Variant{1, 4, -1, 8, 0}, {4, 4, 8, 8, 2}, {8, 4, -1, 8, 0},
-                           {8, 5, 0, 8, 8}, {8, 5, 8, 8, 2}, {1, 4, -1, 16, 2}, {8, 4, 8, 16, 0},
-                           {8, 5, 0, 16, 0}, {8, 5, 0, 16, 8}, {1, 4, -1, 12, 2}, {8, 4, 8, 12, 0},
-                           {8, 5, 0, 12, 2}, {8, 5, 0, 12, 8}}) {
-    const auto [chunks, blocks, groupRows, offsetBits, warps] = v;
-    const SlicedOffset8Options o{chunks, 0, blocks, groupRows, offsetBits, warps};
+  // an SM, with the row buffer (2-warp blocks, 32 warps an SM) and without.
+  for (const Variant& v :
+       {Variant{1, 4, -1, 8, 0, 0}, {4, 4, 8, 8, 2, 0}, {8, 4, -1, 8, 0, 0}, {8, 5, 0, 8, 8, 0},
+        {8, 5, 8, 8, 2, 0}, {1, 4, -1, 16, 2, 0}, {8, 4, 8, 16, 0, 0}, {8, 5, 0, 16, 0, 0},
+        {8, 5, 0, 16, 8, 0}, {1, 4, -1, 12, 2, 0}, {8, 4, 8, 12, 0, 0}, {8, 5, 0, 12, 2, 0},
+        {8, 5, 0, 12, 8, 0}, {1, 4, 0, 8, 2, 1}, {8, 4, -1, 8, 2, 1}, {2, 4, 0, 12, 2, 1},
+        {8, 4, 0, 12, 2, 1}, {4, 4, 0, 16, 2, 1}}) {
+    const auto [chunks, blocks, groupRows, offsetBits, warps, rowBuffer] = v;
+    const SlicedOffset8Options o{chunks, 0, blocks, groupRows, offsetBits, warps, rowBuffer};
     const std::string what = name + " (" + std::to_string(chunks) + " chunks per task, kernel b" +
                              std::to_string(blocks) + ", task groups " + std::to_string(groupRows) +
                              ", " + std::to_string(offsetBits) + "-bit offsets, warps per block " +
-                             std::to_string(warps) + ")";
+                             std::to_string(warps) + (rowBuffer ? ", row buffer" : "") + ")";
     checkOne(a, what, o, seed, repeats, seen);
     const HalfCsr ai = integerValued(a);
     std::vector<double> xi(std::size_t(a.cols)), ref(std::size_t(a.rows)), y(std::size_t(a.rows));
@@ -182,7 +186,9 @@ TEST(SpmvSlicedOffset8Cuda, OffsetBitsChosenByTheDeviceAndTheMatrix) {
   EXPECT_EQ(bits, perSmClock >= kWideOffsetsBytesPerSmClock ? 12 : 8);
   CudaSpmvMatrix dev8(dt, offset8Only());
   const std::string variant = dev8.describe(SpmvKernel::SlicedOffset8).variant;
-  const std::string widths = variant.substr(variant.find('g'));  // "g<rows>" + the width's suffix
+  // "g<rows>", the width's suffix, "r" where the rows go through the shared-memory buffer
+  std::string widths = variant.substr(variant.find('g'));
+  if (widths.back() == 'r') widths.pop_back();
   const std::size_t k = widths.find_first_not_of("g0123456789");
   EXPECT_EQ(k == std::string::npos ? std::string() : widths.substr(k), offsetBitsSuffix(bits))
       << variant << ", " << dev.name << ": " << perSmClock << " B per SM clock";
@@ -224,9 +230,16 @@ TEST(SpmvSlicedOffset8Cuda, ProtonEngineMatrixAndEngineApi) {
   const CudaSpmvMatrix& dm = *eng.deviceMatrix(Product::D);
   const KernelProfile p = dm.describe(SpmvKernel::SlicedOffset8);
   EXPECT_EQ(p.kernel, "csr_spmv_sliced_offset8");
-  // The defaults: 8 chunks a task, the kernel for 4 blocks an SM, tasks in index order (D's rows,
-  // the voxels, are shorter than two tasks) and so blocks of 2 warps.
-  EXPECT_EQ(p.variant, "c8b4k2g0");
+  // The defaults: the kernel for 4 blocks an SM, tasks in index order (D's rows, the voxels, are
+  // shorter than two tasks) and so blocks of 2 warps, which sum their rows through the
+  // shared-memory buffer (2 warps x 8 slots x 33 doubles) unless slices are segmented or x is
+  // large, in tasks of 12 chunks with the buffer, else 8.
+  const bool buffered =
+      dm.offset8SegmentedSlices() == 0 && 8 * d.cols <= kRowBufferMaxXBytes;
+  EXPECT_EQ(p.variant.rfind(buffered ? "c12b4k2g0" : "c8b4k2g0", 0), 0u) << p.variant;
+  EXPECT_EQ(dm.offset8ChunksPerTask(), buffered ? 12 : 8);
+  EXPECT_EQ(p.variant.back() == 'r', buffered) << p.variant;
+  EXPECT_EQ(p.sharedBytesPerBlock, buffered ? 2 * 8 * 33 * 8 : 0) << p.variant;
   EXPECT_EQ(p.blockX, 64);
   const KernelProfile pt = eng.deviceMatrix(Product::Dt)->describe(SpmvKernel::SlicedOffset8);
   EXPECT_EQ(pt.blockX, pt.variant.find("g0") == std::string::npos ? 256 : 64) << pt.variant;

@@ -35,6 +35,7 @@ void expectEmulationMatches(const HalfCsr& m, const std::string& name,
   std::vector<double> y(std::size_t(m.rows));
   const std::string what = name + " (" + std::to_string(o.chunksPerTask) + " chunks per task, " +
                            std::to_string(o.offsetBits) + "-bit offsets, " +
+                           (s.rowBuffer ? "row buffer, " : "") +
                            std::to_string(s.tasks.size()) + " tasks, " +
                            std::to_string(s.segmentedSlices) + " segmented slices, " +
                            std::to_string(s.splitRows.size()) + " split rows)";
@@ -106,7 +107,8 @@ TEST(SpmvSlicedOffset8Emulated, AwkwardShapes) {
   expectEmulationMatches(randomCsr(3000, 500, 31, 41, true, 0.2), "rows shorter than 32", {1, 2});
 }
 
-// Layouts without segmented slices sum their row ends two at a time (sumPair): a row that ends
+// Layouts without segmented slices and without the row buffer (blocks of 8 warps, or rowBuffer
+// 0) sum their row ends two at a time (sumPair): a row that ends
 // waits for the next one, and a task's last waiting row pairs with the row still open at its end
 // or is summed alone. prostate-1/256 (short rows of narrow spans, as the synthetic dose matrices)
 // at 1, 2 and 8 chunks a task must take every branch; the counts from the headers say it did.
@@ -114,8 +116,10 @@ TEST(SpmvSlicedOffset8Emulated, RowEndsSummedInPairs) {
   const HalfCsr m = makeSyntheticDoseMatrix(scaled(prostate1Spec(), 1.0 / 256));
   std::int64_t oddOpen = 0, oddClosed = 0, manyEnds = 0;
   for (int c : {1, 2, 8}) {
-    const SlicedOffset8 s = encodeSlicedOffset8(m, {c, 2});
+    const SlicedOffset8Options o{c, 2, 4, -1, 0, 0, 0};  // without the row buffer
+    const SlicedOffset8 s = encodeSlicedOffset8(m, o);
     ASSERT_EQ(s.segmentedSlices, 0) << "the pairing path is the one without segments";
+    ASSERT_EQ(s.rowBuffer, 0);
     for (std::size_t t = 0; t < s.tasks.size(); ++t) {
       const std::int64_t first = std::int64_t(t) * c * SlicedOffset8::kChunk;
       const std::int64_t last = std::min<std::int64_t>(s.nSlices, first + c * SlicedOffset8::kChunk);
@@ -130,12 +134,78 @@ TEST(SpmvSlicedOffset8Emulated, RowEndsSummedInPairs) {
         ends += int(s.headers[std::size_t(ch * SlicedOffset8::kChunk + j)] >> 31);
       manyEnds += ends >= 3;
     }
-    expectEmulationMatches(m, "prostate-1/256", {c, 2});
+    expectEmulationMatches(m, "prostate-1/256", o);
   }
-  expectWideMatches(m, "prostate-1/256", {2, 2});
+  expectWideMatches(m, "prostate-1/256", {2, 2, 4, -1, 0, 0, 0});
   EXPECT_GT(oddOpen, 10);
   EXPECT_GT(oddClosed, 10);
   EXPECT_GT(manyEnds, 10);
+}
+
+// The row buffer (SlicedOffset8Options::rowBuffer, flushRows): a task's finished rows wait in
+// 8 slots of shared memory; a chunk whose row ends would not fit flushes the slots first (often
+// fewer than 8), and a task's open row takes the last slot as its tail. prostate-1/256 at 1, 2
+// and 8 chunks a task and every width; the counts from the headers say that flushes of 8 and of
+// fewer, and an open row meeting 8 full slots, all happened.
+TEST(SpmvSlicedOffset8Emulated, RowsSummedThroughTheSharedMemoryBuffer) {
+  const HalfCsr m = makeSyntheticDoseMatrix(scaled(prostate1Spec(), 1.0 / 256));
+  std::int64_t fullFlush = 0, partialFlush = 0, fullAtEnd = 0;
+  for (int c : {1, 2, 8}) {
+    SlicedOffset8Options o{c, 2};
+    o.rowBuffer = 1;
+    const SlicedOffset8 s = encodeSlicedOffset8(m, o);
+    ASSERT_EQ(s.rowBuffer, 1);
+    for (std::size_t t = 0; t < s.tasks.size(); ++t) {
+      const std::int64_t first = std::int64_t(t) * c * SlicedOffset8::kChunk;
+      const std::int64_t last = std::min<std::int64_t>(s.nSlices, first + c * SlicedOffset8::kChunk);
+      int buffered = 0;
+      for (std::int64_t ch = first; ch < last; ch += SlicedOffset8::kChunk) {
+        int ends = 0;
+        for (std::int64_t sl = ch; sl < std::min(last, ch + SlicedOffset8::kChunk); ++sl)
+          ends += int(s.headers[std::size_t(sl)] >> 31);
+        if (buffered + ends > 8) {
+          ++(buffered == 8 ? fullFlush : partialFlush);
+          buffered = 0;
+        }
+        buffered += ends;
+      }
+      fullAtEnd += buffered == 8 && (s.headers[std::size_t(last - 1)] >> 31) == 0;
+    }
+    expectEmulationMatches(m, "prostate-1/256", o);
+    if (c == 2) expectWideMatches(m, "prostate-1/256", o);
+  }
+  EXPECT_GT(fullFlush, 10);
+  EXPECT_GT(partialFlush, 10);
+  EXPECT_GT(fullAtEnd, 0);
+  SlicedOffset8Options o{1, 2};
+  o.rowBuffer = 1;
+  for (const auto& [name, a] : awkwardMatrices()) {
+    if (a.cols >= (std::int64_t(1) << 30)) continue;
+    expectEmulationMatches(a, name, o);
+  }
+  expectEmulationMatches(randomCsr(3000, 500, 31, 41, true, 0.2), "rows shorter than 32", o);
+  expectWideMatches(randomCsr(3000, 500, 31, 41, true, 0.2), "rows shorter than 32", o);
+  // Segmented layouts and blocks of 8 warps keep the butterflies: the option is not taken.
+  const SlicedOffset8 segmented =
+      encodeSlicedOffset8(transpose(randomCsr(600, 5000, 900, 31, true, 0.3)), {1, 2, 4, 0});
+  EXPECT_GT(segmented.segmentedChunks, 0);
+  EXPECT_EQ(segmented.warpsPerBlock, 2);
+  EXPECT_EQ(segmented.rowBuffer, 0);
+  o.warpsPerBlock = 8;
+  EXPECT_EQ(encodeSlicedOffset8(m, o).rowBuffer, 0);
+  // Nor where x exceeds kRowBufferMaxXBytes (it would lose L1 to the buffers). The default task
+  // length: 12 chunks with the buffer, 8 without.
+  const SlicedOffset8 chosen = encodeSlicedOffset8(m);
+  EXPECT_EQ(chosen.rowBuffer, 1);
+  EXPECT_EQ(chosen.chunksPerTask, 12);
+  expectEmulationMatches(m, "prostate-1/256 (the encoder's choices)", {});
+  std::vector<std::int32_t> run;  // 40 neighbours: no segment
+  for (int k = 0; k < 40; ++k) run.push_back(1000 + k);
+  const std::int64_t most = kRowBufferMaxXBytes / 8;
+  EXPECT_EQ(encodeSlicedOffset8(fromRows(most, {run, {}, run})).rowBuffer, 1);
+  const SlicedOffset8 wide = encodeSlicedOffset8(fromRows(most + 1, {run, {}, run}));
+  EXPECT_EQ(wide.rowBuffer, 0);
+  EXPECT_EQ(wide.chunksPerTask, 8);
 }
 
 TEST(SpmvSlicedOffset8Emulated, OneLongRowInManyPieces) {

@@ -104,6 +104,10 @@ class EmulatedWarp {
     /// Arrays that loadStream may read (begin, bytes); reads outside are counted in
     /// badColumns and return zeros.
     std::vector<std::pair<const unsigned char*, std::size_t>> streams;
+    /// The warp's row buffer of sliced_offset8 (shared memory on the GPU), poisoned: a slot read
+    /// before it is written makes a NaN that the tests see.
+    std::vector<double> rowBuffer =
+        std::vector<double>(sliced_offset8::kRowSlots * sliced_offset8::kRowStride, std::nan(""));
   };
 
   EmulatedWarp(Shared& s, int lane) : s_(s), lane_(lane) {}
@@ -132,6 +136,7 @@ class EmulatedWarp {
     return r;
   }
   void syncwarp() { s_.fibers->barrier(lane_, 7); }
+  double* rowBuffer() { return s_.rowBuffer.data(); }
   unsigned char* stage(int s) {
     return s_.stages.data() + std::size_t(s) * segmented_steps::kStageBytes;
   }
@@ -314,7 +319,13 @@ inline std::int64_t emulateSlicedOffset8(const SlicedOffset8& s, const double* x
   LaneFibers fibers([&](int l) {
     EmulatedWarp w(shared, l);
     for (std::uint32_t t = 0; t < v.nTasks; ++t) {
-      if (s.offsetBits == 16)
+      if (s.rowBuffer && s.offsetBits == 8)
+        sliced_offset8::runTaskOf<8, true>(w, v, t, x, y, nullptr);
+      else if (s.rowBuffer && s.offsetBits == 12)
+        sliced_offset8::runTaskOf<12, true>(w, v, t, x, y, s.offsetsHi.data());
+      else if (s.rowBuffer)
+        sliced_offset8::runTaskOf<16, true>(w, v, t, x, y, s.offsets16.data());
+      else if (s.offsetBits == 16)
         sliced_offset8::runTaskOf<16>(w, v, t, x, y, s.offsets16.data());
       else if (s.offsetBits == 12)
         sliced_offset8::runTaskOf<12>(w, v, t, x, y, s.offsetsHi.data());

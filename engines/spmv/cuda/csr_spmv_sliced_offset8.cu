@@ -34,8 +34,11 @@ constexpr unsigned kFull = 0xFFFFFFFFu;
 /// they bypass L1 (ld.global.nc.L1::no_allocate), which keeps x, gathered through __ldg.
 struct DeviceWarp {
   int laneId;
+  double* rows;  ///< the warp's row buffer in shared memory (kernels with one), else null
 
   __device__ int lane() const { return laneId; }
+  __device__ double* rowBuffer() const { return rows; }
+  __device__ void syncwarp() const { __syncwarp(); }
   __device__ std::uint32_t shfl(std::uint32_t v, int src) const {
     return __shfl_sync(kFull, v, src);
   }
@@ -70,8 +73,9 @@ struct DeviceWarp {
 };
 
 /// The warps' work: tasks, then runs of empty rows. high: the offsets' bits beyond the low bytes
-/// (kBits 12 or 16; so::runTaskOf).
-template <int kBits, int kWarps>
+/// (kBits 12 or 16; so::runTaskOf). kRowBuffer: short rows summed through a buffer in shared
+/// memory (so::flushRows), 2 KB a warp.
+template <int kBits, int kWarps, bool kRowBuffer>
 __device__ __forceinline__ void runWarp(const Offset8KernelView& v, const double* __restrict__ x,
                                         double* __restrict__ y, const void* high) {
   // Every block has started: the split-row launch may be scheduled now (it waits for this grid's
@@ -79,11 +83,17 @@ __device__ __forceinline__ void runWarp(const Offset8KernelView& v, const double
   asm volatile("griddepcontrol.launch_dependents;");
   const int warp = threadIdx.x >> 5;
   const std::uint64_t taskBlocks = (std::uint64_t(v.nTasks) + kWarps - 1) / kWarps;
-  DeviceWarp w{int(threadIdx.x & 31)};
+  DeviceWarp w{int(threadIdx.x & 31), nullptr};
+  if constexpr (kRowBuffer) {
+    constexpr std::uint32_t kWarpDoubles = so::kRowSlots * so::kRowStride;
+    __shared__ double rowBuffers[kWarps * kWarpDoubles];
+    w.rows = rowBuffers + warp * kWarpDoubles;
+  }
   if (blockIdx.x < taskBlocks) {
     const std::uint64_t i = std::uint64_t(blockIdx.x) * kWarps + warp;
     if (i < v.nTasks)
-      so::runTaskOf<kBits>(w, v, v.taskOrder ? v.taskOrder[i] : std::uint32_t(i), x, y, high);
+      so::runTaskOf<kBits, kRowBuffer>(w, v, v.taskOrder ? v.taskOrder[i] : std::uint32_t(i), x,
+                                       y, high);
     return;
   }
   const std::uint64_t i = (blockIdx.x - taskBlocks) * kWarps + warp;
@@ -91,19 +101,19 @@ __device__ __forceinline__ void runWarp(const Offset8KernelView& v, const double
 }
 
 /// 8-bit offsets.
-template <int kWarps, int kMinBlocks>
+template <int kWarps, int kMinBlocks, bool kRowBuffer>
 __global__ void __launch_bounds__(32 * kWarps, kMinBlocks)
     csr_spmv_sliced_offset8(const Offset8KernelView v, const double* __restrict__ x,
                             double* __restrict__ y) {
-  runWarp<8, kWarps>(v, x, y, nullptr);
+  runWarp<8, kWarps, kRowBuffer>(v, x, y, nullptr);
 }
 
 /// 12- or 16-bit offsets, their high parts at `high` (a kernel of its own: see runTaskOf).
-template <int kBits, int kWarps, int kMinBlocks>
+template <int kBits, int kWarps, int kMinBlocks, bool kRowBuffer>
 __global__ void __launch_bounds__(32 * kWarps, kMinBlocks)
     csr_spmv_sliced_offset8_wide(const Offset8KernelView v, const double* __restrict__ x,
                                  double* __restrict__ y, const void* __restrict__ high) {
-  runWarp<kBits, kWarps>(v, x, y, high);
+  runWarp<kBits, kWarps, kRowBuffer>(v, x, y, high);
 }
 
 __global__ void __launch_bounds__(kBlock)
@@ -118,7 +128,7 @@ __global__ void __launch_bounds__(kBlock)
 using KernelFn = void (*)(const Offset8KernelView, const double*, double*);
 using WideKernelFn = void (*)(const Offset8KernelView, const double*, double*, const void*);
 
-void checkLaunch(const Offset8KernelView& v, int offsetBits) {
+void checkLaunch(const Offset8KernelView& v, int offsetBits, bool rowBuffer) {
   PENUMBRA_REQUIRE(offsetBits == 8 || offsetBits == 12 || offsetBits == 16, InvalidArgument,
                    "csr_spmv_sliced_offset8: compiled for offsets of 8, 12 or 16 bits, not " +
                        std::to_string(offsetBits));
@@ -128,28 +138,36 @@ void checkLaunch(const Offset8KernelView& v, int offsetBits) {
   PENUMBRA_REQUIRE(v.warpsPerBlock == 2 || v.warpsPerBlock == 8, InvalidArgument,
                    "csr_spmv_sliced_offset8: compiled for 2 or 8 warps per block, not " +
                        std::to_string(v.warpsPerBlock));
+  PENUMBRA_REQUIRE(!rowBuffer || (v.warpsPerBlock == 2 && v.minBlocksPerSm == 4),
+                   InvalidArgument,
+                   "csr_spmv_sliced_offset8: the row buffer is compiled for blocks of 2 warps, 32 "
+                   "warps an SM");
 }
 
 // Blocks of 2 warps: 4 (5) times as many blocks an SM, for the same 32 (40) warps and registers.
-KernelFn pick(const Offset8KernelView& v) {
-  checkLaunch(v, 8);
+KernelFn pick(const Offset8KernelView& v, bool rowBuffer) {
+  checkLaunch(v, 8, rowBuffer);
+  if (rowBuffer) return &csr_spmv_sliced_offset8<2, 16, true>;
   if (v.warpsPerBlock == 2)
-    return v.minBlocksPerSm == 4 ? &csr_spmv_sliced_offset8<2, 16> : &csr_spmv_sliced_offset8<2, 20>;
-  return v.minBlocksPerSm == 4 ? &csr_spmv_sliced_offset8<8, 4> : &csr_spmv_sliced_offset8<8, 5>;
+    return v.minBlocksPerSm == 4 ? &csr_spmv_sliced_offset8<2, 16, false>
+                                 : &csr_spmv_sliced_offset8<2, 20, false>;
+  return v.minBlocksPerSm == 4 ? &csr_spmv_sliced_offset8<8, 4, false>
+                               : &csr_spmv_sliced_offset8<8, 5, false>;
 }
 
 template <int kBits>
-WideKernelFn pickWideOf(const Offset8KernelView& v) {
+WideKernelFn pickWideOf(const Offset8KernelView& v, bool rowBuffer) {
+  if (rowBuffer) return &csr_spmv_sliced_offset8_wide<kBits, 2, 16, true>;
   if (v.warpsPerBlock == 2)
-    return v.minBlocksPerSm == 4 ? &csr_spmv_sliced_offset8_wide<kBits, 2, 16>
-                                 : &csr_spmv_sliced_offset8_wide<kBits, 2, 20>;
-  return v.minBlocksPerSm == 4 ? &csr_spmv_sliced_offset8_wide<kBits, 8, 4>
-                               : &csr_spmv_sliced_offset8_wide<kBits, 8, 5>;
+    return v.minBlocksPerSm == 4 ? &csr_spmv_sliced_offset8_wide<kBits, 2, 16, false>
+                                 : &csr_spmv_sliced_offset8_wide<kBits, 2, 20, false>;
+  return v.minBlocksPerSm == 4 ? &csr_spmv_sliced_offset8_wide<kBits, 8, 4, false>
+                               : &csr_spmv_sliced_offset8_wide<kBits, 8, 5, false>;
 }
 
-WideKernelFn pickWide(const Offset8KernelView& v, int offsetBits) {
-  checkLaunch(v, offsetBits);
-  return offsetBits == 12 ? pickWideOf<12>(v) : pickWideOf<16>(v);
+WideKernelFn pickWide(const Offset8KernelView& v, int offsetBits, bool rowBuffer) {
+  checkLaunch(v, offsetBits, rowBuffer);
+  return offsetBits == 12 ? pickWideOf<12>(v, rowBuffer) : pickWideOf<16>(v, rowBuffer);
 }
 
 std::uint64_t gridOf(const Offset8KernelView& v) {
@@ -159,14 +177,14 @@ std::uint64_t gridOf(const Offset8KernelView& v) {
 
 }  // namespace
 
-LaunchShape slicedOffset8Shape(const Offset8KernelView& v, int offsetBits) {
+LaunchShape slicedOffset8Shape(const Offset8KernelView& v, int offsetBits, bool rowBuffer) {
   return {int(std::min<std::uint64_t>(gridOf(v), INT32_MAX)), 32 * int(v.warpsPerBlock),
-          offsetBits != 8 ? reinterpret_cast<const void*>(pickWide(v, offsetBits))
-                          : reinterpret_cast<const void*>(pick(v))};
+          offsetBits != 8 ? reinterpret_cast<const void*>(pickWide(v, offsetBits, rowBuffer))
+                          : reinterpret_cast<const void*>(pick(v, rowBuffer))};
 }
 
-void launchSlicedOffset8(const Offset8KernelView& v, int offsetBits, const void* high,
-                         const double* x, double* y, cudaStream_t stream) {
+void launchSlicedOffset8(const Offset8KernelView& v, int offsetBits, bool rowBuffer,
+                         const void* high, const double* x, double* y, cudaStream_t stream) {
   const std::uint64_t grid = gridOf(v);
   PENUMBRA_REQUIRE(grid <= INT32_MAX, Unsupported, "csr_spmv_sliced_offset8: too many tasks");
   if (grid == 0) return;
@@ -175,9 +193,9 @@ void launchSlicedOffset8(const Offset8KernelView& v, int offsetBits, const void*
     PENUMBRA_REQUIRE(high || v.nChunks == 0, InvalidArgument,
                      "csr_spmv_sliced_offset8: " + std::to_string(offsetBits) +
                          "-bit offsets without their high parts");
-    pickWide(v, offsetBits)<<<unsigned(grid), block, 0, stream>>>(v, x, y, high);
+    pickWide(v, offsetBits, rowBuffer)<<<unsigned(grid), block, 0, stream>>>(v, x, y, high);
   } else {
-    pick(v)<<<unsigned(grid), block, 0, stream>>>(v, x, y);
+    pick(v, rowBuffer)<<<unsigned(grid), block, 0, stream>>>(v, x, y);
   }
   PENUMBRA_CUDA_CHECK_LAUNCH("csr_spmv_sliced_offset8");
   if (v.nSplit == 0) return;

@@ -17,6 +17,7 @@ class DeviceSlicedOffset8 {
       : chunksPerTask_(s.chunksPerTask),
         offsetBits_(s.offsetBits),
         taskGroupRows_(s.taskGroupRows),
+        rowBuffer_(s.rowBuffer != 0),
         segmentedSlices_(s.segmentedSlices),
         bytes_(slicedOffset8Bytes(s)),
         deviceBytes_(slicedOffset8DeviceBytes(s)) {
@@ -55,6 +56,7 @@ class DeviceSlicedOffset8 {
                                : nullptr;
   }
   int chunksPerTask() const { return chunksPerTask_; }
+  bool rowBuffer() const { return rowBuffer_; }
   int taskGroupRows() const { return taskGroupRows_; }
   std::int64_t segmentedSlices() const { return segmentedSlices_; }
   const SlicedOffset8Bytes& bytes() const { return bytes_; }
@@ -66,6 +68,7 @@ class DeviceSlicedOffset8 {
     if (!host.empty()) b.upload(host);
   }
   int chunksPerTask_, offsetBits_, taskGroupRows_;
+  bool rowBuffer_;
   std::int64_t segmentedSlices_;
   SlicedOffset8Bytes bytes_;
   double deviceBytes_;

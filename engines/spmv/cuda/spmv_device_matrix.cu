@@ -244,7 +244,8 @@ void CudaSpmvMatrix::apply(const double* dX, double* dY, SpmvKernel k, void* str
     cuda::launchSegmentedSteps(s.steps->view(), s.steps->stepBits(), s.steps->lanesPerGroup(), dX, dY, st);
   } else if (k == SpmvKernel::SlicedOffset8) {
     PENUMBRA_REQUIRE(s.offset8, InvalidArgument, "SpMV: csr_spmv_sliced_offset8 needs the offset8 layout");
-    cuda::launchSlicedOffset8(s.offset8->view(), s.offset8->offsetBits(), s.offset8->high(), dX, dY, st);
+    cuda::launchSlicedOffset8(s.offset8->view(), s.offset8->offsetBits(), s.offset8->rowBuffer(),
+                              s.offset8->high(), dX, dY, st);
   } else {
     PENUMBRA_REQUIRE(s.layouts.delta16, InvalidArgument, "SpMV: csr_spmv_binned_delta16 needs the delta16 layout");
     cuda::launchDelta16(s.view(), s.config.entriesPerLoad, s.config.loadsInFlight, s.config.lanesPerRow,
@@ -273,7 +274,8 @@ KernelProfile CudaSpmvMatrix::describe(SpmvKernel k) const {
       k == SpmvKernel::WarpPerRow       ? cuda::warpPerRowShape(s.rows)
       : k == SpmvKernel::SegmentedSteps ? cuda::segmentedStepsShape(s.steps->view(), s.steps->stepBits(),
                                                                     s.steps->lanesPerGroup())
-      : k == SpmvKernel::SlicedOffset8  ? cuda::slicedOffset8Shape(s.offset8->view(), s.offset8->offsetBits())
+      : k == SpmvKernel::SlicedOffset8  ? cuda::slicedOffset8Shape(s.offset8->view(), s.offset8->offsetBits(),
+                                                                  s.offset8->rowBuffer())
                                         : cuda::delta16Shape(s.view(), s.config.entriesPerLoad, s.config.loadsInFlight,
                                                              s.config.lanesPerRow, s.config.minBlocksPerSm);
   KernelProfile p;
@@ -286,7 +288,8 @@ KernelProfile CudaSpmvMatrix::describe(SpmvKernel k) const {
                                                       "b" + std::to_string(s.offset8->view().minBlocksPerSm) +
                                                       "k" + std::to_string(s.offset8->view().warpsPerBlock) +
                                                       "g" + std::to_string(s.offset8->taskGroupRows()) +
-                                                      offsetBitsSuffix(s.offset8->offsetBits())
+                                                      offsetBitsSuffix(s.offset8->offsetBits()) +
+                                                      (s.offset8->rowBuffer() ? "r" : "")
                                                 : s.config.name();
   p.backend = "cuda";
   p.device = s.device;

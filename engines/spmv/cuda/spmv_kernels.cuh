@@ -52,8 +52,10 @@ void launchSegmentedSteps(const StepKernelView& v, int stepBits, int lanesPerGro
 /// their pieces.
 /// offsetBits: the layout's (8, 12 or 16); high: its offsets beyond the low bytes
 /// (DeviceSlicedOffset8::high(): offsets16 at 16 bits, offsetsHi at 12), unused at 8.
-LaunchShape slicedOffset8Shape(const Offset8KernelView& v, int offsetBits);
-void launchSlicedOffset8(const Offset8KernelView& v, int offsetBits, const void* high,
-                         const double* x, double* y, cudaStream_t stream);
+/// rowBuffer: the kernel that sums rows through shared memory (SlicedOffset8::rowBuffer; not in
+/// the view: a larger view made ptxas spill in the 8-bit kernel, sm_90, 2026-11-28).
+LaunchShape slicedOffset8Shape(const Offset8KernelView& v, int offsetBits, bool rowBuffer);
+void launchSlicedOffset8(const Offset8KernelView& v, int offsetBits, bool rowBuffer,
+                         const void* high, const double* x, double* y, cudaStream_t stream);
 
 }  // namespace penumbra::spmv::cuda
