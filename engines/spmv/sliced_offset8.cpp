@@ -208,7 +208,9 @@ SlicedOffset8 encodeSlicedOffset8(const HalfCsr& m, const SlicedOffset8Options& 
   s.taskGroupRows = options.taskGroupRows >= 0 ? options.taskGroupRows
                     : nRows > 0 && s.nnz >= 2 * groupChunks * S8::kChunkEntries * nRows ? 8
                                                                                           : 0;
-  s.warpsPerBlock = options.warpsPerBlock != 0 ? options.warpsPerBlock : s.taskGroupRows > 0 ? 8 : 2;
+  s.warpsPerBlock = options.warpsPerBlock != 0 ? options.warpsPerBlock
+                    : s.taskGroupRows > 0         ? 8
+                                                  : 2;
   // Not where slices are segmented: those tasks keep one butterfly a row (the kernel's variant
   // with segments), and the buffer would only take shared memory from the L1 that caches x
   // (proton-hn D w on an H100, 8-bit: 0.260 -> 0.263-0.265 ms with it); nor where x does not fit

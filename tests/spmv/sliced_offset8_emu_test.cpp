@@ -157,7 +157,8 @@ TEST(SpmvSlicedOffset8Emulated, RowsSummedThroughTheSharedMemoryBuffer) {
     ASSERT_EQ(s.rowBuffer, 1);
     for (std::size_t t = 0; t < s.tasks.size(); ++t) {
       const std::int64_t first = std::int64_t(t) * c * SlicedOffset8::kChunk;
-      const std::int64_t last = std::min<std::int64_t>(s.nSlices, first + c * SlicedOffset8::kChunk);
+      const std::int64_t last =
+          std::min<std::int64_t>(s.nSlices, first + c * SlicedOffset8::kChunk);
       int buffered = 0;
       for (std::int64_t ch = first; ch < last; ch += SlicedOffset8::kChunk) {
         int ends = 0;
