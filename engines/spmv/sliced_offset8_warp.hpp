@@ -25,7 +25,9 @@
 ///   shuffles): a knockout on one H200 (2026-11-27) put the row-end warp sums at 12 % of
 ///   prostate-1's D w, whose rows end in 55 % of its chunks; paired, D w took 5 % less there and
 ///   on an H100. The segmented path keeps one tree a row: its two more registers made D^T 3-5 %
-///   slower.
+///   slower. With the row buffer (kRowBuffer, SlicedOffset8::rowBuffer: short rows, x in L1)
+///   a finished row's lane sums go to shared memory instead and flushRows() sums up to 8 rows
+///   with two shuffles (2026-11-28: prostate-1 D w 8-10 % faster on an H200 and an H100).
 ///   Rows cut between tasks leave their tree sums unscaled in `partials` (slot 2t: the row that
 ///   started before task t and ends in it; 2t + 1: the row still open at the end of task t, also
 ///   when it started before) and finishSplitRow() adds them in task order. No atomics: bitwise

@@ -12,7 +12,9 @@
 // registers and no spills, 48 and 168 B. At 32 warps the kernel was ahead in every case
 // measured against 40 (H200: eleventh session, liver-1 D w 1.55 against 2.18 ms; eighteenth,
 // 26-73 % in every bench product); docs/spmv-notes.md, "Eleventh session" and "Thirteenth
-// session".
+// session". The kernels with the row buffer (2-warp blocks, 32 warps an SM; 8 slots of 33
+// doubles a warp, 4224 B of shared memory a block): 64 registers, 4 B of spills at 8 bits, 12 /
+// 56 B at 12 and 4 / 4 B at 16 (2026-11-28).
 // Task i of the grid is taskOrder[i] when the layout has an order (transposes: a block's warps
 // on neighbouring rows at the same columns).
 #include <cuda_fp16.h>
