@@ -206,7 +206,7 @@ SlicedOffset8 encodeSlicedOffset8(const HalfCsr& m, const SlicedOffset8Options& 
   // the length), the row buffer, then the task length.
   const std::int64_t groupChunks = options.chunksPerTask > 0 ? options.chunksPerTask : 8;
   s.taskGroupRows = options.taskGroupRows >= 0 ? options.taskGroupRows
-                    : nRows > 0 && s.nnz >= 2 * groupChunks * S8::kChunkEntries * nRows ? 8
+                    : nRows > 0 && s.nnz >= 2 * groupChunks * S8::kChunkEntries * nRows ? 32
                                                                                           : 0;
   s.warpsPerBlock = options.warpsPerBlock != 0 ? options.warpsPerBlock
                     : s.taskGroupRows > 0         ? 8

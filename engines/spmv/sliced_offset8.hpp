@@ -50,9 +50,10 @@
 /// - taskOrder (may be empty: tasks in index order): the order in which the warps of the grid take
 ///   the tasks. With rows that span many tasks (a transpose: a spot's row of voxels) neighbouring
 ///   rows touch nearly the same entries of x at the same fraction of their length, so the tasks of
-///   each group of `taskGroupRows` rows are listed by the column they start at: a block's 8 warps
-///   then gather the same lines of x, from L1, instead of 8 unrelated ones from L2. The order
-///   changes no sum (each task writes its own outputs).
+///   each group of `taskGroupRows` rows (32) are listed by the column they start at: a block's 8
+///   warps then gather the same lines of x, from L1, instead of 8 unrelated ones from L2, and the
+///   blocks running at once work on fewer lines of x. The order changes no sum (each task writes
+///   its own outputs).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -87,8 +88,12 @@ struct SlicedOffset8Options {
   /// against 3.51 ms (docs/spmv-notes.md).
   int minBlocksPerSm = 4;
   /// Task order: 0 tasks in index order; G > 0 the tasks of each G consecutive non-empty rows
-  /// listed by the column of their first entry; -1 (default) G = 8, the warps of a block, when
-  /// the average non-empty row spans two tasks or more, else 0.
+  /// listed by the column of their first entry; -1 (default) G = 32 when the average non-empty
+  /// row spans two tasks or more, else 0. A block's 8 warps take 8 neighbouring tasks of the
+  /// order, so with G = 8 they gather the same lines of x from L1; groups of more rows also keep
+  /// the blocks that run at once on fewer lines of x in L2. One H200, 2026-11-28 (c8, ms, G = 8 /
+  /// 16 / 32): prostate-1 D^T r 0.114 / 0.111 / 0.110-0.112, proton-hn 0.212-0.214 /
+  /// 0.207-0.209 / 0.206-0.208, liver-1 1.576 / 1.547 / 1.536.
   int taskGroupRows = -1;
   /// Bits of column offset an entry: 8 (segments where a column is 256 or more past the
   /// segment's first), 12 (offsetsLo and offsetsHi: 1.5 bytes an entry, no segments; a slice

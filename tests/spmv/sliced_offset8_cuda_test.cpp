@@ -78,9 +78,9 @@ void checkOne(const HalfCsr& a, const std::string& what, const SlicedOffset8Opti
 
 /// 1, 4 and 8 chunks per task on A and on A with small-integer values, with the kernel compiled
 /// for 4 blocks per SM (the default), and 8 chunks with the one for 5 (same code, other registers);
-/// the tasks in the encoder's order, in groups of 8 rows by column and in index order; blocks of
-/// the encoder's choice of warps, of 2 and of 8; and the same with 16-bit offsets (the kernel's
-/// other instantiation) at 1 and 8 chunks.
+/// the tasks in the encoder's order (groups of 32 rows by column where rows are long), in groups
+/// of 8 rows by column and in index order; blocks of the encoder's choice of warps, of 2 and of
+/// 8; and the same with 16-bit offsets (the kernel's other instantiation) at 1 and 8 chunks.
 Seen checkSlicedOffset8(const HalfCsr& a, const std::string& name, std::uint32_t seed,
                         int repeats = 100) {
   Seen seen;

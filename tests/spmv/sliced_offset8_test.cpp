@@ -346,12 +346,12 @@ TEST(SpmvSlicedOffset8, WideOffsetsChosenForSegmentedMatricesOnBandwidthRichGpus
 
 TEST(SpmvSlicedOffset8, TasksOfLongRowsAreOrderedByColumnInGroupsOfRows) {
   // A transposed dose matrix: rows (spots) of several tasks each. The encoder's default groups
-  // them (8 rows); rows shorter than two tasks keep the index order.
+  // them (32 rows); rows shorter than two tasks keep the index order.
   // prostate-1 / 20: 5090 rows of ~930 entries, tasks of one chunk (256 entries).
   const HalfCsr dose = transpose(makeSyntheticDoseMatrix(scaled(prostate1Spec(), 1.0 / 20), 2));
   SlicedOffset8Options o{1, 2};
   const S8 grouped = encodeSlicedOffset8(dose, o);
-  EXPECT_EQ(grouped.taskGroupRows, 8);
+  EXPECT_EQ(grouped.taskGroupRows, 32);
   ASSERT_EQ(grouped.taskOrder.size(), grouped.tasks.size());
   std::size_t moved = 0;
   for (std::size_t i = 0; i < grouped.taskOrder.size(); ++i) moved += grouped.taskOrder[i] != i;
