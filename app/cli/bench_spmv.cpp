@@ -25,7 +25,7 @@
 // PENUMBRA_SPMV_OFFSET8_VARIANTS="c4,c8,c16b4,c8g0" lists csr_spmv_sliced_offset8 chunks (256 entries)
 // per warp task (c0: the encoder's choice) and optionally the kernel's blocks per SM (b4, the
 // default, or b5), warps per block (k2, k8; without: the encoder's choice), the task order (g0,
-// g8), the column offsets (w, n, o12; without: the engine's choice) and r0 (no row buffer);
+// g32), the column offsets (w, n, o12; without: the engine's choice) and r0 (no row buffer);
 // default "c0", the engine's layout.
 #include <chrono>
 #include <cstdio>
@@ -116,7 +116,8 @@ SlicedOffset8Options parseOffset8Variant(const std::string& s) {
   }
   if (n < 1 || o.chunksPerTask < 0 || !rest.empty())
     PENUMBRA_THROW(InvalidArgument,
-                   "bench spmv: bad offset8 variant '" + s + "' (expected e.g. c8, c8b4, c8k2, c8g0, c8b4k8g8, c8w or c8o12)");
+                   "bench spmv: bad offset8 variant '" + s +
+                       "' (expected e.g. c0, c8, c8b4, c8k2, c8g0, c8b4k8g32, c8w, c8o12 or c12r0)");
   return o;
 }
 

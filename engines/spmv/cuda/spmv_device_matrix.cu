@@ -22,8 +22,10 @@ using penumbra::cuda::DeviceBuffer;
 namespace {
 template <typename T>
 void put(DeviceBuffer<T>& b, const std::vector<T>& host) {
-  if (host.empty()) b.release();
-  else b.upload(host);
+  if (host.empty())
+    b.release();
+  else
+    b.upload(host);
 }
 }  // namespace
 
@@ -70,12 +72,14 @@ struct CudaSpmvMatrix::Impl {
   bool deviceBuilt = false;
 };
 
-CudaSpmvMatrix::CudaSpmvMatrix(const HalfCsr& m, bool withBaseline, Delta16Config config, int threads)
-    : CudaSpmvMatrix(m, layoutsFor(SpmvKernel::BinnedDelta16, withBaseline), config, StepCsrOptions{0, 0, threads},
-                     threads) {}
+CudaSpmvMatrix::CudaSpmvMatrix(const HalfCsr& m, bool withBaseline, Delta16Config config,
+                               int threads)
+    : CudaSpmvMatrix(m, layoutsFor(SpmvKernel::BinnedDelta16, withBaseline), config,
+                     StepCsrOptions{0, 0, threads}, threads) {}
 
 CudaSpmvMatrix::CudaSpmvMatrix(const HalfCsr& m, const SpmvLayouts& layouts, Delta16Config config,
-                               StepCsrOptions stepOptions, int threads, SlicedOffset8Options offset8Options)
+                               StepCsrOptions stepOptions, int threads,
+                               SlicedOffset8Options offset8Options)
     : impl_(std::make_unique<Impl>()) {
   Impl& s = *impl_;
   const auto devices = queryCudaDevices();
@@ -88,7 +92,8 @@ CudaSpmvMatrix::CudaSpmvMatrix(const HalfCsr& m, const SpmvLayouts& layouts, Del
   s.config = config;
   s.layouts = layouts;
   s.device = devices.front().name;
-  for (std::int64_t r = 0; r < m.rows; ++r) s.nonEmptyRows += m.rowPtr[std::size_t(r) + 1] > m.rowPtr[std::size_t(r)];
+  for (std::int64_t r = 0; r < m.rows; ++r)
+    s.nonEmptyRows += m.rowPtr[std::size_t(r) + 1] > m.rowPtr[std::size_t(r)];
   // Check, then allocate: the layouts' bytes (with the true number of wide slices and the true
   // StepCsr) against the free memory, before the first cudaMalloc.
   const bool csr = layouts.delta16 || layouts.baseline;  // values and offsets in CSR order
@@ -113,13 +118,13 @@ CudaSpmvMatrix::CudaSpmvMatrix(const HalfCsr& m, const SpmvLayouts& layouts, Del
   }
   s.wideSlices = cols.wideSlices();
   const double paddedNnz = layouts.delta16 ? double(cols.paddedNnz) : double(m.nnz());
-  const double need = (csr ? 2.0 * paddedNnz + 8.0 * double(m.rows + 1) : 0.0) +
-                      double(cols.delta.size()) * 2 + double(cols.slices.size()) * sizeof(SliceRecord) +
-                      double(cols.wideHigh.size()) * 2 + (layouts.baseline ? 4.0 * double(m.nnz()) : 0.0) +
-                      16.0 * double(bins.longRows.size() + bins.warpRows.size()) +
-                      8.0 * double(bins.emptyRuns.size()) + (layouts.steps ? stepCsrDeviceBytes(stepCsr) : 0.0) +
-                      (layouts.offset8 ? slicedOffset8DeviceBytes(sliced) : 0.0) +
-                      8.0 * double(m.rows + m.cols);
+  const double need =
+      (csr ? 2.0 * paddedNnz + 8.0 * double(m.rows + 1) : 0.0) + double(cols.delta.size()) * 2 +
+      double(cols.slices.size()) * sizeof(SliceRecord) + double(cols.wideHigh.size()) * 2 +
+      (layouts.baseline ? 4.0 * double(m.nnz()) : 0.0) +
+      16.0 * double(bins.longRows.size() + bins.warpRows.size()) +
+      8.0 * double(bins.emptyRuns.size()) + (layouts.steps ? stepCsrDeviceBytes(stepCsr) : 0.0) +
+      (layouts.offset8 ? slicedOffset8DeviceBytes(sliced) : 0.0) + 8.0 * double(m.rows + m.cols);
   std::size_t freeB = 0, totalB = 0;
   PENUMBRA_CUDA_CHECK(cudaMemGetInfo(&freeB, &totalB));
   SpmvMemoryEstimate est;
@@ -137,7 +142,8 @@ CudaSpmvMatrix::CudaSpmvMatrix(const HalfCsr& m, const SpmvLayouts& layouts, Del
   put(s.wideHigh, cols.wideHigh);
   if (layouts.baseline) put(s.colIdx, m.colIdx);
   s.uploadBins(bins);
-  if (layouts.steps) s.steps = std::make_unique<cuda::DeviceStepCsr>(stepCsr, stepOptions.lanesPerGroup);
+  if (layouts.steps)
+    s.steps = std::make_unique<cuda::DeviceStepCsr>(stepCsr, stepOptions.lanesPerGroup);
   if (layouts.offset8) s.offset8 = std::make_unique<cuda::DeviceSlicedOffset8>(sliced);
   s.source = &m;
 }
@@ -172,15 +178,18 @@ CudaSpmvMatrix::CudaSpmvMatrix(DeviceHalfCsr&& m, bool withBaseline, Delta16Conf
     }
     m.data->values = std::move(padded);
   }
-  cuda::DeviceRowBins bins = cuda::buildRowBinsOnDevice(m.data->rowPtr.get(), m.rows, config.longThreshold, stream.s);
+  cuda::DeviceRowBins bins =
+      cuda::buildRowBinsOnDevice(m.data->rowPtr.get(), m.rows, config.longThreshold, stream.s);
   s.nonEmptyRows = bins.nonEmptyRows;
   s.longRows = std::move(bins.longRows);
   s.warpRows = std::move(bins.warpRows);
   s.emptyRuns = std::move(bins.emptyRuns);
   s.values = std::move(m.data->values);
   s.rowPtr = std::move(m.data->rowPtr);
-  if (withBaseline) s.colIdx = std::move(m.data->colIdx);
-  else m.data->colIdx.release();
+  if (withBaseline)
+    s.colIdx = std::move(m.data->colIdx);
+  else
+    m.data->colIdx.release();
   s.delta = std::move(delta.delta);
   s.slices = std::move(delta.slices);
   s.wideHigh = std::move(delta.wideHigh);
@@ -200,9 +209,15 @@ std::int64_t CudaSpmvMatrix::longRows() const { return std::int64_t(impl_->longR
 const Delta16Config& CudaSpmvMatrix::config() const { return impl_->config; }
 const SpmvLayouts& CudaSpmvMatrix::layouts() const { return impl_->layouts; }
 int CudaSpmvMatrix::stepBits() const { return impl_->steps ? impl_->steps->stepBits() : 0; }
-std::int64_t CudaSpmvMatrix::stepTaskGroups() const { return impl_->steps ? impl_->steps->taskGroups() : 0; }
-int CudaSpmvMatrix::offset8ChunksPerTask() const { return impl_->offset8 ? impl_->offset8->chunksPerTask() : 0; }
-std::int64_t CudaSpmvMatrix::offset8SegmentedSlices() const { return impl_->offset8 ? impl_->offset8->segmentedSlices() : 0; }
+std::int64_t CudaSpmvMatrix::stepTaskGroups() const {
+  return impl_->steps ? impl_->steps->taskGroups() : 0;
+}
+int CudaSpmvMatrix::offset8ChunksPerTask() const {
+  return impl_->offset8 ? impl_->offset8->chunksPerTask() : 0;
+}
+std::int64_t CudaSpmvMatrix::offset8SegmentedSlices() const {
+  return impl_->offset8 ? impl_->offset8->segmentedSlices() : 0;
+}
 const std::int64_t* CudaSpmvMatrix::deviceRowPtr() const { return impl_->rowPtr.get(); }
 const std::int32_t* CudaSpmvMatrix::deviceColIdx() const { return impl_->colIdx.get(); }
 const std::uint16_t* CudaSpmvMatrix::deviceValues() const { return impl_->values.get(); }
@@ -212,19 +227,23 @@ std::size_t CudaSpmvMatrix::deviceBytes() const {
   return 2 * (s.values.size() + s.delta.size() + s.wideHigh.size()) +
          sizeof(SliceRecord) * s.slices.size() + 8 * s.rowPtr.size() + 4 * s.colIdx.size() +
          sizeof(RowTask) * (s.longRows.size() + s.warpRows.size()) +
-         sizeof(EmptyRun) * s.emptyRuns.size() + std::size_t(s.steps ? s.steps->deviceBytes() : 0.0) +
+         sizeof(EmptyRun) * s.emptyRuns.size() +
+         std::size_t(s.steps ? s.steps->deviceBytes() : 0.0) +
          std::size_t(s.offset8 ? s.offset8->deviceBytes() : 0.0);
 }
 
 void CudaSpmvMatrix::reconfigure(const Delta16Config& config) {
   Impl& s = *impl_;
-  PENUMBRA_REQUIRE(s.source || s.deviceBuilt, Internal, "SpMV: reconfigure without the row offsets");
-  PENUMBRA_REQUIRE(s.layouts.delta16, InvalidArgument, "SpMV: reconfigure without the delta16 layout");
+  PENUMBRA_REQUIRE(s.source || s.deviceBuilt, Internal,
+                   "SpMV: reconfigure without the row offsets");
+  PENUMBRA_REQUIRE(s.layouts.delta16, InvalidArgument,
+                   "SpMV: reconfigure without the delta16 layout");
   if (config.longThreshold != s.config.longThreshold && s.source) {
     s.uploadBins(buildRowBins(*s.source, config.longThreshold));
   } else if (config.longThreshold != s.config.longThreshold) {
     penumbra::cuda::Stream stream;
-    cuda::DeviceRowBins bins = cuda::buildRowBinsOnDevice(s.rowPtr.get(), s.rows, config.longThreshold, stream.s);
+    cuda::DeviceRowBins bins =
+        cuda::buildRowBinsOnDevice(s.rowPtr.get(), s.rows, config.longThreshold, stream.s);
     s.longRows = std::move(bins.longRows);
     s.warpRows = std::move(bins.warpRows);
     s.emptyRuns = std::move(bins.emptyRuns);
@@ -238,18 +257,23 @@ void CudaSpmvMatrix::apply(const double* dX, double* dY, SpmvKernel k, void* str
   if (k == SpmvKernel::WarpPerRow) {
     PENUMBRA_REQUIRE(s.nnz == 0 || s.colIdx.get(), InvalidArgument,
                      "SpMV: the baseline kernel needs the matrix uploaded withBaseline");
-    cuda::launchWarpPerRow(s.values.get(), s.colIdx.get(), s.rowPtr.get(), s.rows, s.scale, dX, dY, st);
+    cuda::launchWarpPerRow(s.values.get(), s.colIdx.get(), s.rowPtr.get(), s.rows, s.scale, dX, dY,
+                           st);
   } else if (k == SpmvKernel::SegmentedSteps) {
-    PENUMBRA_REQUIRE(s.steps, InvalidArgument, "SpMV: csr_spmv_segmented_steps needs the steps layout");
-    cuda::launchSegmentedSteps(s.steps->view(), s.steps->stepBits(), s.steps->lanesPerGroup(), dX, dY, st);
+    PENUMBRA_REQUIRE(s.steps, InvalidArgument,
+                     "SpMV: csr_spmv_segmented_steps needs the steps layout");
+    cuda::launchSegmentedSteps(s.steps->view(), s.steps->stepBits(), s.steps->lanesPerGroup(), dX,
+                               dY, st);
   } else if (k == SpmvKernel::SlicedOffset8) {
-    PENUMBRA_REQUIRE(s.offset8, InvalidArgument, "SpMV: csr_spmv_sliced_offset8 needs the offset8 layout");
+    PENUMBRA_REQUIRE(s.offset8, InvalidArgument,
+                     "SpMV: csr_spmv_sliced_offset8 needs the offset8 layout");
     cuda::launchSlicedOffset8(s.offset8->view(), s.offset8->offsetBits(), s.offset8->rowBuffer(),
                               s.offset8->high(), dX, dY, st);
   } else {
-    PENUMBRA_REQUIRE(s.layouts.delta16, InvalidArgument, "SpMV: csr_spmv_binned_delta16 needs the delta16 layout");
-    cuda::launchDelta16(s.view(), s.config.entriesPerLoad, s.config.loadsInFlight, s.config.lanesPerRow,
-                        s.config.minBlocksPerSm, dX, dY, st);
+    PENUMBRA_REQUIRE(s.layouts.delta16, InvalidArgument,
+                     "SpMV: csr_spmv_binned_delta16 needs the delta16 layout");
+    cuda::launchDelta16(s.view(), s.config.entriesPerLoad, s.config.loadsInFlight,
+                        s.config.lanesPerRow, s.config.minBlocksPerSm, dX, dY, st);
   }
 }
 
@@ -267,30 +291,35 @@ void CudaSpmvMatrix::applyHost(const double* x, double* y, SpmvKernel k) const {
 KernelProfile CudaSpmvMatrix::describe(SpmvKernel k) const {
   const Impl& s = *impl_;
   if (k == SpmvKernel::SegmentedSteps)
-    PENUMBRA_REQUIRE(s.steps, InvalidArgument, "SpMV: csr_spmv_segmented_steps needs the steps layout");
+    PENUMBRA_REQUIRE(s.steps, InvalidArgument,
+                     "SpMV: csr_spmv_segmented_steps needs the steps layout");
   if (k == SpmvKernel::SlicedOffset8)
-    PENUMBRA_REQUIRE(s.offset8, InvalidArgument, "SpMV: csr_spmv_sliced_offset8 needs the offset8 layout");
+    PENUMBRA_REQUIRE(s.offset8, InvalidArgument,
+                     "SpMV: csr_spmv_sliced_offset8 needs the offset8 layout");
   const cuda::LaunchShape shape =
-      k == SpmvKernel::WarpPerRow       ? cuda::warpPerRowShape(s.rows)
-      : k == SpmvKernel::SegmentedSteps ? cuda::segmentedStepsShape(s.steps->view(), s.steps->stepBits(),
-                                                                    s.steps->lanesPerGroup())
-      : k == SpmvKernel::SlicedOffset8  ? cuda::slicedOffset8Shape(s.offset8->view(), s.offset8->offsetBits(),
-                                                                  s.offset8->rowBuffer())
-                                        : cuda::delta16Shape(s.view(), s.config.entriesPerLoad, s.config.loadsInFlight,
-                                                             s.config.lanesPerRow, s.config.minBlocksPerSm);
+      k == SpmvKernel::WarpPerRow ? cuda::warpPerRowShape(s.rows)
+      : k == SpmvKernel::SegmentedSteps
+          ? cuda::segmentedStepsShape(s.steps->view(), s.steps->stepBits(),
+                                      s.steps->lanesPerGroup())
+      : k == SpmvKernel::SlicedOffset8
+          ? cuda::slicedOffset8Shape(s.offset8->view(), s.offset8->offsetBits(),
+                                     s.offset8->rowBuffer())
+          : cuda::delta16Shape(s.view(), s.config.entriesPerLoad, s.config.loadsInFlight,
+                               s.config.lanesPerRow, s.config.minBlocksPerSm);
   KernelProfile p;
   p.kernel = kernelName(k);
   p.variant = k == SpmvKernel::WarpPerRow       ? std::string("paper")
               : k == SpmvKernel::SegmentedSteps ? "s" + std::to_string(s.steps->stepBits()) + "t" +
                                                       std::to_string(s.steps->taskGroups()) + "l" +
                                                       std::to_string(s.steps->lanesPerGroup())
-              : k == SpmvKernel::SlicedOffset8  ? "c" + std::to_string(s.offset8->chunksPerTask()) +
-                                                      "b" + std::to_string(s.offset8->view().minBlocksPerSm) +
-                                                      "k" + std::to_string(s.offset8->view().warpsPerBlock) +
-                                                      "g" + std::to_string(s.offset8->taskGroupRows()) +
-                                                      offsetBitsSuffix(s.offset8->offsetBits()) +
-                                                      (s.offset8->rowBuffer() ? "r" : "")
-                                                : s.config.name();
+              : k == SpmvKernel::SlicedOffset8
+                  ? "c" + std::to_string(s.offset8->chunksPerTask()) + "b" +
+                        std::to_string(s.offset8->view().minBlocksPerSm) + "k" +
+                        std::to_string(s.offset8->view().warpsPerBlock) + "g" +
+                        std::to_string(s.offset8->taskGroupRows()) +
+                        offsetBitsSuffix(s.offset8->offsetBits()) +
+                        (s.offset8->rowBuffer() ? "r" : "")
+                  : s.config.name();
   p.backend = "cuda";
   p.device = s.device;
   p.gridX = shape.grid;
@@ -301,9 +330,11 @@ KernelProfile CudaSpmvMatrix::describe(SpmvKernel k) const {
   p.sharedBytesPerBlock = int(attr.sharedSizeBytes);
   int blocksPerSm = 0, dev = 0;
   PENUMBRA_CUDA_CHECK(cudaGetDevice(&dev));
-  PENUMBRA_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocksPerSm, shape.kernel, shape.block, 0));
+  PENUMBRA_CUDA_CHECK(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocksPerSm, shape.kernel, shape.block, 0));
   int maxThreads = 0;
-  PENUMBRA_CUDA_CHECK(cudaDeviceGetAttribute(&maxThreads, cudaDevAttrMaxThreadsPerMultiProcessor, dev));
+  PENUMBRA_CUDA_CHECK(
+      cudaDeviceGetAttribute(&maxThreads, cudaDevAttrMaxThreadsPerMultiProcessor, dev));
   p.theoreticalOccupancy = maxThreads > 0 ? double(blocksPerSm * shape.block) / maxThreads : 0;
   // The issue's traffic model (the same for every kernel, so GB/s compare like for like).
   p.bytes = 6.0 * double(s.nnz) + 12.0 * double(s.rows) + 8.0 * double(s.cols);
@@ -315,20 +346,24 @@ double CudaSpmvMatrix::realBytes(SpmvKernel k) const {
   const Impl& s = *impl_;
   const double vectors = 8.0 * double(s.rows + s.cols), nnz = double(s.nnz);
   switch (k) {
-    case SpmvKernel::WarpPerRow:  // fp16 values, int32 columns, two 64-bit offsets per row (one read)
+    case SpmvKernel::WarpPerRow:  // fp16 values, int32 columns, two 64-bit offsets per row (one
+                                  // read)
       return 6.0 * nnz + 8.0 * double(s.rows + 1) + vectors;
     case SpmvKernel::SegmentedSteps:
-      PENUMBRA_REQUIRE(s.steps, InvalidArgument, "SpMV: csr_spmv_segmented_steps needs the steps layout");
+      PENUMBRA_REQUIRE(s.steps, InvalidArgument,
+                       "SpMV: csr_spmv_segmented_steps needs the steps layout");
       return s.steps->bytes().total();
     case SpmvKernel::SlicedOffset8:
-      PENUMBRA_REQUIRE(s.offset8, InvalidArgument, "SpMV: csr_spmv_sliced_offset8 needs the offset8 layout");
+      PENUMBRA_REQUIRE(s.offset8, InvalidArgument,
+                       "SpMV: csr_spmv_sliced_offset8 needs the offset8 layout");
       return s.offset8->bytes().total();
     case SpmvKernel::BinnedDelta16:
-      PENUMBRA_REQUIRE(s.layouts.delta16, InvalidArgument, "SpMV: csr_spmv_binned_delta16 needs the delta16 layout");
+      PENUMBRA_REQUIRE(s.layouts.delta16, InvalidArgument,
+                       "SpMV: csr_spmv_binned_delta16 needs the delta16 layout");
       break;
   }
-  return delta16RealBytes(s.rows, s.cols, s.nnz, std::int64_t(s.slices.size()), s.wideSlices, s.nonEmptyRows,
-                          std::int64_t(s.emptyRuns.size()));
+  return delta16RealBytes(s.rows, s.cols, s.nnz, std::int64_t(s.slices.size()), s.wideSlices,
+                          s.nonEmptyRows, std::int64_t(s.emptyRuns.size()));
 }
 
 }  // namespace penumbra::spmv
