@@ -22,11 +22,13 @@
 // Delta16Config{}); PENUMBRA_SPMV_STEP_VARIANTS="s0t0l1,s8t256l2" lists csr_spmv_segmented_steps
 // variants (StepCsr step bits 4 or 8 and groups per task, 0: the encoder's choice; lanes per
 // group 1 or 2; default: both lane mappings on the encoder's choice);
-// PENUMBRA_SPMV_OFFSET8_VARIANTS="c4,c8,c16b4,c8g0" lists csr_spmv_sliced_offset8 chunks (256 entries)
-// per warp task (c0: the encoder's choice) and optionally the kernel's blocks per SM (b4, the
-// default, or b5), warps per block (k2, k8; without: the encoder's choice), the task order (g0,
+// PENUMBRA_SPMV_OFFSET8_VARIANTS="c4,c8,c16b4,c8g0" lists csr_spmv_sliced_offset8 chunks (256
+// entries) per warp task (c0: the encoder's choice) and optionally the kernel's blocks per SM (b4,
+// the default, or b5), warps per block (k2, k8; without: the encoder's choice), the task order (g0,
 // g32), the column offsets (w, n, o12; without: the engine's choice) and r0 (no row buffer);
 // default "c0", the engine's layout.
+#include "bench_spmv.hpp"
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -35,7 +37,6 @@
 #include <sstream>
 #include <thread>
 
-#include "bench_spmv.hpp"
 #include "bench_table.hpp"
 #include "core/bandwidth.hpp"
 #include "core/device.hpp"
@@ -57,8 +58,10 @@ double secondsSince(std::chrono::steady_clock::time_point t0) {
 Delta16Config parseConfig(const std::string& s) {  // "v8u1s32t4096"
   Delta16Config c;
   long long t = 0;
-  if (std::sscanf(s.c_str(), "v%du%ds%dt%lld", &c.entriesPerLoad, &c.loadsInFlight, &c.lanesPerRow, &t) != 4)
-    PENUMBRA_THROW(InvalidArgument, "bench spmv: bad variant '" + s + "' (expected e.g. v4u2s8t4096b6)");
+  if (std::sscanf(s.c_str(), "v%du%ds%dt%lld", &c.entriesPerLoad, &c.loadsInFlight, &c.lanesPerRow,
+                  &t) != 4)
+    PENUMBRA_THROW(InvalidArgument,
+                   "bench spmv: bad variant '" + s + "' (expected e.g. v4u2s8t4096b6)");
   c.longThreshold = t;
   c.minBlocksPerSm = s.size() > 2 && s.compare(s.size() - 2, 2, "b6") == 0 ? 6 : 0;
   return c;
@@ -115,9 +118,10 @@ SlicedOffset8Options parseOffset8Variant(const std::string& s) {
     rest.clear();
   }
   if (n < 1 || o.chunksPerTask < 0 || !rest.empty())
-    PENUMBRA_THROW(InvalidArgument,
-                   "bench spmv: bad offset8 variant '" + s +
-                       "' (expected e.g. c0, c8, c8b4, c8k2, c8g0, c8b4k8g32, c8w, c8o12 or c12r0)");
+    PENUMBRA_THROW(
+        InvalidArgument,
+        "bench spmv: bad offset8 variant '" + s +
+            "' (expected e.g. c0, c8, c8b4, c8k2, c8g0, c8b4k8g32, c8w, c8o12 or c12r0)");
   return o;
 }
 
@@ -136,10 +140,13 @@ std::string describeMatrix(const HalfCsr& m) {
     empty += n == 0;
     longest = std::max(longest, n);
   }
-  return std::to_string(m.rows) + " x " + std::to_string(m.cols) + ", nnz " + std::to_string(m.nnz()) +
-         fmt(", %.1f %% empty rows", 100.0 * double(empty) / double(std::max<std::int64_t>(m.rows, 1))) +
+  return std::to_string(m.rows) + " x " + std::to_string(m.cols) + ", nnz " +
+         std::to_string(m.nnz()) +
+         fmt(", %.1f %% empty rows",
+             100.0 * double(empty) / double(std::max<std::int64_t>(m.rows, 1))) +
          ", longest row " + std::to_string(longest) +
-         fmt(", mean non-empty row %.0f", double(m.nnz()) / double(std::max<std::int64_t>(m.rows - empty, 1)));
+         fmt(", mean non-empty row %.0f",
+             double(m.nnz()) / double(std::max<std::int64_t>(m.rows - empty, 1)));
 }
 
 struct SummaryLine {
@@ -179,10 +186,12 @@ void printOffset8Bytes(const std::string& name, const std::string& tag, const Ha
       b.headers / n, b.rows / n, b.tasks / n, b.vectors / n, (long long)s.nSlices,
       100.0 * double(s.segmentedSlices) / double(std::max<std::int64_t>(s.nSlices, 1)),
       100.0 * double(s.segmentedChunks) / double(std::max<std::int64_t>(s.nChunks, 1)),
-      100.0 * (1.0 - n / double(std::max<std::int64_t>(s.nChunks * SlicedOffset8::kChunkEntries, 1))),
+      100.0 *
+          (1.0 - n / double(std::max<std::int64_t>(s.nChunks * SlicedOffset8::kChunkEntries, 1))),
       s.tasks.size(), s.chunksPerTask,
-      s.taskGroupRows > 0 ? ("groups of " + std::to_string(s.taskGroupRows) + " rows by column").c_str()
-                          : "index",
+      s.taskGroupRows > 0
+          ? ("groups of " + std::to_string(s.taskGroupRows) + " rows by column").c_str()
+          : "index",
       s.splitRows.size(), encodeS);
   std::fflush(stdout);
 }
@@ -192,7 +201,8 @@ void printOffset8Bytes(const std::string& name, const std::string& tag, const Ha
 std::vector<BenchRow> benchSpmv(int reps) {
   reps = std::max(reps, 20);
   std::vector<BenchRow> rows;
-  const auto cases = splitList(std::getenv("PENUMBRA_SPMV_CASES"), "prostate-1,liver-1,proton-box,proton-hn");
+  const auto cases =
+      splitList(std::getenv("PENUMBRA_SPMV_CASES"), "prostate-1,liver-1,proton-box,proton-hn");
   std::vector<Delta16Config> configs;
   for (const auto& v : splitList(std::getenv("PENUMBRA_SPMV_VARIANTS"), Delta16Config{}.name()))
     configs.push_back(parseConfig(v));
@@ -204,12 +214,14 @@ std::vector<BenchRow> benchSpmv(int reps) {
     offset8Variants.push_back(parseOffset8Variant(v));
   std::string why;
   const bool gpu = !queryCudaDevices(&why).empty();
-  if (!gpu) std::cout << "spmv: CUDA rows skipped, no usable GPU (" << why << "); CPU reference only\n";
+  if (!gpu)
+    std::cout << "spmv: CUDA rows skipped, no usable GPU (" << why << "); CPU reference only\n";
   double peak = 0;
   if (gpu) {
     KernelProfile bw = measureCopyBandwidth(std::size_t(2) << 30, 20);
     peak = bw.gbPerS();
-    rows.push_back({"spmv", "peak", bw, fmt("%.0f GB/s", peak), "d2d copy 2 GiB, bytes read + written: the % of peak below"});
+    rows.push_back({"spmv", "peak", bw, fmt("%.0f GB/s", peak),
+                    "d2d copy 2 GiB, bytes read + written: the % of peak below"});
   }
   std::vector<SummaryLine> summary;
   for (const std::string& name : cases) {
@@ -228,11 +240,13 @@ std::vector<BenchRow> benchSpmv(int reps) {
       std::uniform_real_distribution<double> u(prod == 0 ? 0.0 : -1.0, 1.0);  // w >= 0; r signed
       std::vector<double> x(std::size_t(a.cols)), ref(std::size_t(a.rows));
       for (double& v : x) v = u(rng);
-      KernelProfile cpu = timeHost("spmv_cpu_reference", tag + "/cpu", [&] { multiplyCpu(a, x.data(), ref.data()); }, 1, 0);
+      KernelProfile cpu = timeHost(
+          "spmv_cpu_reference", tag + "/cpu", [&] { multiplyCpu(a, x.data(), ref.data()); }, 1, 0);
       cpu.device = "cpu (" + std::to_string(std::thread::hardware_concurrency()) + " threads)";
       cpu.bytes = 6.0 * double(a.nnz()) + 12.0 * double(a.rows) + 8.0 * double(a.cols);
       cpu.flops = 2.0 * double(a.nnz());
-      rows.push_back({"spmv", name, cpu, fmt("%.0f GB/s", cpu.gbPerS()), "double accumulation, row order, timed once"});
+      rows.push_back({"spmv", name, cpu, fmt("%.0f GB/s", cpu.gbPerS()),
+                      "double accumulation, row order, timed once"});
       t0 = std::chrono::steady_clock::now();
       const StepCsr encoded = encodeStepCsr(a, stepVariants.front());
       printLayoutBytes(name, tag, a, encoded, secondsSince(t0));
@@ -280,7 +294,8 @@ std::vector<BenchRow> benchSpmv(int reps) {
         KernelProfile p = run.profile;
         p.variant = tag + "/" + p.variant;
         p.peakBandwidthGBs = peak;
-        const double vsBase = base.profile.medianMs / p.medianMs, vsCus = cus.profile.medianMs / p.medianMs;
+        const double vsBase = base.profile.medianMs / p.medianMs,
+                     vsCus = cus.profile.medianMs / p.medianMs;
         const double realGBs = run.realBytes / (p.medianMs * 1e6),
                      realPct = peak > 0 ? 100 * realGBs / peak : 0.0;
         const double perNnz = run.realBytes / double(std::max<std::int64_t>(a.nnz(), 1));
