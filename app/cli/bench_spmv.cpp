@@ -41,6 +41,7 @@
 #include "core/bandwidth.hpp"
 #include "core/device.hpp"
 #include "proton/proton_phantoms.hpp"
+#include "spmv/gather_lines.hpp"
 #include "spmv/spmv.hpp"
 #include "spmv/synthetic.hpp"
 
@@ -196,6 +197,22 @@ void printOffset8Bytes(const std::string& name, const std::string& tag, const Ha
   std::fflush(stdout);
 }
 
+/// The lines and sectors of x behind the gathers (gather_lines.hpp): sliced_offset8's slices of
+/// one row against slices of 2 and 4 neighbouring rows at one column window (no GPU needed).
+void printGatherLines(const std::string& name, const std::string& tag, const HalfCsr& a) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const GatherLines one = countGatherLines(a, 1), two = countGatherLines(a, 2),
+                    four = countGatherLines(a, 4);
+  std::printf(
+      "spmv: %s %s x gathered per 32 entries, lines of 128 B (sectors of 32 B): one row a slice "
+      "%.2f (%.2f); two rows a slice %.2f (%.2f), %.1f %% padding; four rows %.2f (%.2f), %.1f %% "
+      "padding; counted in %.1f s\n",
+      name.c_str(), tag.c_str(), one.linesPer32(), one.sectorsPer32(), two.linesPer32(),
+      two.sectorsPer32(), 100.0 * (1.0 - two.fill()), four.linesPer32(), four.sectorsPer32(),
+      100.0 * (1.0 - four.fill()), secondsSince(t0));
+  std::fflush(stdout);
+}
+
 }  // namespace
 
 std::vector<BenchRow> benchSpmv(int reps) {
@@ -255,6 +272,7 @@ std::vector<BenchRow> benchSpmv(int reps) {
         const SlicedOffset8 sliced = encodeSlicedOffset8(a, offset8Variants.front());
         printOffset8Bytes(name, tag, a, sliced, secondsSince(t0));
       }
+      printGatherLines(name, tag, a);
       if (!gpu) continue;
       spmvbench::GpuVectors vec(x, a.rows);
       KernelRun base, cus;
