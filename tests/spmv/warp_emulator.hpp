@@ -1,11 +1,11 @@
 #pragma once
 // A CPU emulation of one CUDA warp, for running the warp algorithms of csr_spmv_segmented_steps
 // (engines/spmv/segmented_steps_warp.hpp) and csr_spmv_sliced_offset8
-// (engines/spmv/sliced_offset8_warp.hpp) in the CPU tests. The 32 lanes are fibers (ucontext)
-// of one thread that take turns: a lane runs until its next warp-wide operation (shuffle, ballot,
-// any, reduce, __syncwarp), then hands over to the next lane, as the lanes of a warp meet there.
-// (Lanes as 32 threads with a condition-variable barrier took ~6 ms per block of 256 entries on
-// the two-core CI machine, mostly in futex calls; fibers are several times faster.)
+// (engines/spmv/sliced_offset8_warp.hpp) in the CPU tests. The 32 lanes are fibers of one thread
+// (fiber_switch.hpp) that take turns: a lane runs until its next warp-wide operation (shuffle,
+// ballot, any, reduce, __syncwarp), then hands over to the next lane, as the lanes of a warp
+// meet there. (Lanes as 32 threads with a condition-variable barrier took ~6 ms per block of 256
+// entries on the two-core CI machine, mostly in futex calls; fibers are several times faster.)
 // - Lanes that reach different warp-wide operations, or leave while others wait at one (a
 //   divergent full-mask intrinsic, undefined on the GPU), abort the emulation with a message.
 // - cp.async is emulated as it can behave: a copy lands only when its lane waits for its group,
@@ -15,8 +15,6 @@
 //   loads of the sliced_offset8 algorithm, against the arrays registered in Shared::streams.
 // The arithmetic is the kernel's (std::fma, the same additions in the same order), so the GPU
 // must give the emulation's result bit for bit.
-#include <ucontext.h>
-
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -27,6 +25,7 @@
 #include <functional>
 #include <vector>
 
+#include "fiber_switch.hpp"
 #include "spmv/half_float.hpp"
 #include "spmv/segmented_steps_warp.hpp"
 #include "spmv/sliced_offset8_warp.hpp"
@@ -41,14 +40,11 @@ class LaneFibers {
   void run() {
     for (int l = 0; l < 32; ++l) {
       stacks_[std::size_t(l)].resize(1 << 18);
-      getcontext(&lanes_[std::size_t(l)]);
-      lanes_[std::size_t(l)].uc_stack.ss_sp = stacks_[std::size_t(l)].data();
-      lanes_[std::size_t(l)].uc_stack.ss_size = stacks_[std::size_t(l)].size();
-      lanes_[std::size_t(l)].uc_link = nullptr;
-      makecontext(&lanes_[std::size_t(l)], &LaneFibers::entry, 0);
+      fiberPrepare(lanes_[std::size_t(l)], stacks_[std::size_t(l)].data(),
+                   stacks_[std::size_t(l)].size(), &LaneFibers::entry);
     }
     self() = this;
-    swapcontext(&main_, &lanes_[0]);
+    fiberSwitch(main_, lanes_[0]);
   }
   /// Called by lane l at a warp-wide operation of kind `kind`; returns when all 32 lanes are there.
   void barrier(int l, int kind) {
@@ -57,9 +53,9 @@ class LaneFibers {
       for (int k = 0; k < 32; ++k)
         if (done_[std::size_t(k)] || kinds_[std::size_t(k)] != kind)
           fail("lanes diverged at a warp-wide operation");
-      swapcontext(&lanes_[31], &lanes_[0]);
+      fiberSwitch(lanes_[31], lanes_[0]);
     } else {
-      swapcontext(&lanes_[std::size_t(l)], &lanes_[std::size_t(l) + 1]);
+      fiberSwitch(lanes_[std::size_t(l)], lanes_[std::size_t(l) + 1]);
     }
   }
 
@@ -73,10 +69,12 @@ class LaneFibers {
     const int l = f.started_++;
     f.body_(l);
     f.done_[std::size_t(l)] = true;
-    if (l < 31) swapcontext(&f.lanes_[std::size_t(l)], &f.lanes_[std::size_t(l) + 1]);
+    if (l < 31) fiberSwitch(f.lanes_[std::size_t(l)], f.lanes_[std::size_t(l) + 1]);
     for (int k = 0; k < 32; ++k)
       if (!f.done_[std::size_t(k)]) fail("a lane left while others wait at a warp-wide operation");
-    setcontext(&f.main_);
+    FiberContext finished;  // lane 31's, never resumed
+    fiberSwitch(finished, f.main_);
+    fail("a finished lane was resumed");
   }
   [[noreturn]] static void fail(const char* why) {
     std::fprintf(stderr, "warp emulator: %s\n", why);
@@ -84,8 +82,8 @@ class LaneFibers {
   }
 
   std::function<void(int)> body_;
-  ucontext_t main_{};
-  std::array<ucontext_t, 32> lanes_{};
+  FiberContext main_{};
+  std::array<FiberContext, 32> lanes_{};
   std::array<std::vector<char>, 32> stacks_;
   std::array<int, 32> kinds_{};
   std::array<bool, 32> done_{};
