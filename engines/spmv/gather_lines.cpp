@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <string>
 #include <thread>
 #include <vector>
 

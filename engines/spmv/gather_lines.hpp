@@ -5,9 +5,10 @@
 /// throughput 83 %, DRAM 68 %). A slice of `rowsPerSlice` neighbouring rows (rows r0..r0 + R - 1,
 /// r0 a multiple of R) holds up to 32 / R entries of each, all at or below one column bound: the
 /// smallest (32 / R)-th next column of the rows still open. R = 1 is sliced_offset8's slice (32
-/// consecutive entries of one row); R = 2 or 4 a layout that gathers neighbouring rows' entries
-/// at the same columns together (not built; the numbers say what it would gain, and what its
-/// padding would cost).
+/// consecutive entries of one row; its encoder also ends a slice early where the columns jump
+/// too far for the offsets, which this count ignores); R = 2 or 4 a layout that gathers
+/// neighbouring rows' entries at the same columns together (not built; the numbers say what it
+/// would gain, and what its padding would cost).
 #include <cstdint>
 
 #include "spmv/half_csr.hpp"
