@@ -5,7 +5,6 @@
 
 #include <gtest/gtest.h>
 
-#include <numeric>
 #include <set>
 
 #include "core/error.hpp"
@@ -35,7 +34,7 @@ TEST(SpmvGatherLines, RowsCountedByHand) {
   g = countGatherLines(fromRows(200, {columns(32, 0, 4)}), 1);
   EXPECT_EQ(g.lines, 8.0);
   EXPECT_EQ(g.sectors, 32.0);
-  // Every 16th: a line each; starting at column 8, the first line is shared by nothing else.
+  // Every 16th (128 B apart), starting mid-line at column 8: still a line and a sector each.
   g = countGatherLines(fromRows(1000, {columns(32, 8, 16)}), 1);
   EXPECT_EQ(g.lines, 32.0);
   EXPECT_EQ(g.sectors, 32.0);
