@@ -219,7 +219,10 @@ SlicedOffset8 encodeSlicedOffset8(const HalfCsr& m, const SlicedOffset8Options& 
                         s.segmentedChunks == 0 && 8 * s.cols <= kRowBufferMaxXBytes
                     ? 1
                     : 0;
-  s.chunksPerTask = options.chunksPerTask > 0 ? options.chunksPerTask : s.rowBuffer ? 12 : 8;
+  // 12 chunks where rows go through the buffer or the tasks are ordered (long rows), else 8.
+  s.chunksPerTask = options.chunksPerTask > 0                  ? options.chunksPerTask
+                    : s.rowBuffer || s.taskGroupRows > 0 ? 12
+                                                         : 8;
 
   // Tasks of chunksPerTask chunks, and the rows cut between them.
   const std::int64_t taskSlices = std::int64_t(s.chunksPerTask) * S8::kChunk;

@@ -77,9 +77,12 @@ constexpr std::int64_t kRowBufferMaxXBytes = 128 * 1024;
 
 struct SlicedOffset8Options {
   /// Chunks (of 256 entries) per warp task; 0 (default): 12 where the rows are summed through
-  /// the row buffer (rowBuffer), else 8. 8 = 2048 entries: liver-1 gives ~7e5 tasks, plenty for
-  /// 132 SMs x 64 warps; the bench sweeps 4 / 8 / 16. One H200, 2026-11-28, with the row buffer:
-  /// prostate-1 D w 0.106-0.107 ms at 8, 0.104 at 12; proton-hn D w 0.214-0.215 / 0.208.
+  /// the row buffer (rowBuffer) or the tasks are ordered (taskGroupRows > 0: the transposes),
+  /// else 8. 8 = 2048 entries: liver-1 gives ~7e5 tasks, plenty for 132 SMs x 64 warps; the
+  /// bench sweeps 4 / 8 / 16. One H200, 2026-11-28, with the row buffer: prostate-1 D w
+  /// 0.106-0.107 ms at 8, 0.104 at 12; proton-hn D w 0.214-0.215 / 0.208. Ordered (G = 32, 12-bit
+  /// offsets; twenty-third session): prostate-1 D^T r 0.112 at 8, 0.107-0.108 at 12, 0.106-0.107
+  /// at 16; proton-hn D^T r 0.209-0.211 / 0.205-0.207 / 0.206-0.209.
   int chunksPerTask = 0;
   int threads = 0;  ///< encoder threads; 0: all hardware threads
   /// Not part of the encoding: the kernel's __launch_bounds__ blocks per SM, 4 (62 registers, no

@@ -375,6 +375,16 @@ TEST(SpmvSlicedOffset8, TasksOfLongRowsAreOrderedByColumnInGroupsOfRows) {
   o.warpsPerBlock = 0;
   o.taskGroupRows = 3;
   expectRoundTrip(dose, "prostate-1/20^T, groups of 3 rows", o);
+  // The default task length: 12 chunks where the tasks are ordered (measured faster on long
+  // rows), 8 in index order without the row buffer (x of 51500 columns is too large for it).
+  // (This matrix's rows, ~930 entries, span two tasks only at 1 or 2 chunks: ordered on request.)
+  SlicedOffset8Options byLength{0, 2};
+  byLength.taskGroupRows = 32;
+  EXPECT_EQ(encodeSlicedOffset8(dose, byLength).chunksPerTask, 12);
+  byLength.taskGroupRows = 0;
+  const S8 unordered = encodeSlicedOffset8(dose, byLength);
+  EXPECT_EQ(unordered.rowBuffer, 0);
+  EXPECT_EQ(unordered.chunksPerTask, 8);
 }
 
 TEST(SpmvSlicedOffset8, RowsShorterThanASliceTakeOneSliceEach) {
