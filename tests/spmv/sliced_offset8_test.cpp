@@ -377,7 +377,7 @@ TEST(SpmvSlicedOffset8, TasksOfLongRowsAreOrderedByColumnInGroupsOfRows) {
   expectRoundTrip(dose, "prostate-1/20^T, groups of 3 rows", o);
   // The default task length: 12 chunks where the tasks are ordered (measured faster on long
   // rows), 8 in index order without the row buffer (x of 51500 columns is too large for it).
-  // (This matrix's rows, ~930 entries, span two tasks only at 1 or 2 chunks: ordered on request.)
+  // (This matrix's rows, ~930 entries, span two tasks only at one chunk: ordered on request.)
   SlicedOffset8Options byLength{0, 2};
   byLength.taskGroupRows = 32;
   EXPECT_EQ(encodeSlicedOffset8(dose, byLength).chunksPerTask, 12);
